@@ -1,0 +1,125 @@
+"""The FastAPI gateway: /v1 REST, /webhooks/*, OpenAPI, health and metrics."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from typing import Any
+
+import httpx
+from fastapi import APIRouter, FastAPI, Response
+from fastapi.responses import ORJSONResponse
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+
+from services.gateway import errors
+from services.gateway.clients import Clients
+from services.gateway.middleware import RequestContextMiddleware
+from services.gateway.routes import account, ai, analysis, auth, repositories, teams, webhooks
+from services.gateway.settings import GatewaySettings
+from services.gateway.settings import load as load_settings
+from services.kit.errors import error_body
+
+API_DESCRIPTION = """Code-review service REST interface. Every /v1 route needs `Authorization: Bearer <token>`.
+Errors always have the body `{"error", "code", "details"}`; see docs/api.md for the code to status table."""
+
+
+def create_app(settings: GatewaySettings | None = None, clients: Clients | None = None) -> FastAPI:
+    settings = settings or load_settings()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        app.state.clients = clients or Clients.connect(settings)
+        app.state.ai_client = httpx.AsyncClient()
+        yield
+        await app.state.ai_client.aclose()
+        await app.state.clients.close()
+
+    app = FastAPI(
+        title="Code Review Service",
+        version="1.0.0",
+        description=API_DESCRIPTION,
+        openapi_url="/v1/openapi.json",
+        docs_url="/v1/docs",
+        redoc_url=None,
+        default_response_class=ORJSONResponse,
+        lifespan=lifespan,
+        servers=[{"url": settings.base_url.removesuffix("/v1"), "description": "production"}]
+        + (
+            [{"url": settings.staging_base_url.removesuffix("/v1"), "description": "staging"}]
+            if settings.staging_base_url
+            else []
+        ),
+    )
+    app.state.settings = settings
+    errors.install(app)
+    app.add_middleware(RepoPathMiddleware)
+    app.add_middleware(RequestContextMiddleware)
+
+    v1 = APIRouter(prefix="/v1", responses=errors.ERROR_RESPONSES)
+    for module in (repositories, analysis, account, teams, auth):
+        v1.include_router(module.router)
+    v1.include_router(account.audit_router)
+    v1.include_router(ai.router)
+    app.include_router(v1)
+    app.include_router(webhooks.router, responses=errors.ERROR_RESPONSES)
+
+    @app.get("/healthz", include_in_schema=False)
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz", include_in_schema=False)
+    async def readyz() -> Any:
+        states: dict[str, str] = {}
+        for name, channel in app.state.clients.channels.items():
+            try:
+                reply = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=2)
+                states[name] = health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status)
+            except Exception:
+                states[name] = "UNREACHABLE"
+        ok = all(s == "SERVING" for s in states.values())
+        if ok:
+            return {"status": "ready", "services": states}
+        return ORJSONResponse(error_body("service_unavailable", "not ready", {"services": states}), status_code=503)
+
+    @app.get("/metrics", include_in_schema=False)
+    async def metrics() -> Response:
+        return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
+
+    return app
+
+
+class RepoPathMiddleware:
+    """``/v1/repositories/<owner>/<repo>/...`` addresses a hosted repository: rewrite it to
+    the path-safe ``<owner>:<repo>`` id form before routing."""
+
+    SUFFIXES = frozenset(
+        {
+            "index_repo",
+            "index",
+            "analyze",
+            "analyze_pr",
+            "review_changeset",
+            "review_context",
+            "report_findings",
+            "domains",
+            "segments",
+            "network",
+            "history",
+            "dashboard",
+            "global_context",
+        }
+    )
+
+    def __init__(self, app: Any) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"].startswith("/v1/repositories/"):
+            parts = scope["path"].split("/")
+            # ["", "v1", "repositories", owner, repo, ...]
+            if len(parts) >= 5 and parts[4] and parts[4] not in self.SUFFIXES and parts[3] != "host_index":
+                rest = "/".join(parts[5:])
+                path = f"/v1/repositories/{parts[3]}:{parts[4]}" + (f"/{rest}" if rest else "")
+                scope = {**scope, "path": path, "raw_path": path.encode()}
+        await self.app(scope, receive, send)

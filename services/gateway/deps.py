@@ -1,0 +1,60 @@
+"""Dependencies shared by the routes: the gRPC clients and the authenticated principal."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import orjson
+from fastapi import Depends, Request
+from google.protobuf import json_format
+from google.protobuf.message import Message
+
+from services.contracts.v1 import billing_pb2, common_pb2
+from services.gateway.clients import Clients
+from services.kit.errors import ServiceError
+from services.kit.grpc_client import call
+from services.kit.identity import principal_var
+
+
+def get_clients(request: Request) -> Clients:
+    return request.app.state.clients
+
+
+ClientsDep = Annotated[Clients, Depends(get_clients)]
+
+
+def bearer_token(request: Request) -> str:
+    header = request.headers.get("authorization", "")
+    scheme, _, token = header.partition(" ")
+    if not header:
+        raise ServiceError("not_authenticated", "missing Authorization header")
+    if scheme.lower() != "bearer" or not token.strip():
+        raise ServiceError("invalid_token", "Authorization must be 'Bearer <token>'")
+    return token.strip()
+
+
+async def current_principal(request: Request, clients: ClientsDep) -> common_pb2.Principal:
+    """Every /v1 call: the token is validated by billing on each request (no cache), so a
+    revoked or signed-out token stops working at once."""
+    token = bearer_token(request)
+    response = await call(clients.billing.ValidateToken, billing_pb2.ValidateTokenRequest(token=token), timeout=5)
+    principal_var.set(response.principal)
+    request.state.principal = response.principal
+    request.state.token = token
+    limiter = getattr(request.app.state, "rate_limiter", None)
+    if limiter is not None:
+        await limiter.check(request, response.principal)
+    return response.principal
+
+
+PrincipalDep = Annotated[common_pb2.Principal, Depends(current_principal)]
+
+
+def to_dict(message: Message) -> dict[str, Any]:
+    return json_format.MessageToDict(
+        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
+    )
+
+
+def from_document(doc: common_pb2.JsonDocument) -> Any:
+    return orjson.loads(doc.json) if doc.json else {}

@@ -1,0 +1,83 @@
+"""The gateway's one error edge: every failure leaves as ``{"error", "code", "details"}``."""
+
+from __future__ import annotations
+
+import logging
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import ORJSONResponse
+from pydantic import BaseModel
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from services.kit.errors import ServiceError, error_body
+
+log = logging.getLogger(__name__)
+
+
+class ErrorBody(BaseModel):
+    error: str
+    code: str
+    details: dict = {}
+
+
+ERROR_RESPONSES: dict[int | str, dict] = {
+    status: {"model": ErrorBody, "description": desc}
+    for status, desc in {
+        400: "Malformed body or invalid input",
+        401: "Missing or invalid token",
+        403: "Not authorized (wrong org or role)",
+        404: "Not found or not visible to the caller",
+        409: "State conflict",
+        422: "Validation failed",
+        429: "Rate limited (see Retry-After)",
+        500: "Server error",
+    }.items()
+}
+
+
+def error_response(status: int, code: str, message: str, details: dict | None = None, headers: dict | None = None):
+    return ORJSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+
+
+def _field(loc: tuple) -> str:
+    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    return ".".join(parts) or (str(loc[-1]) if loc else "")
+
+
+def install(app: FastAPI) -> None:
+    @app.exception_handler(ServiceError)
+    async def service_error(request: Request, exc: ServiceError) -> ORJSONResponse:
+        headers = None
+        if exc.code == "rate_limited" and "retry_after" in exc.details:
+            headers = {"Retry-After": str(int(exc.details["retry_after"]))}
+        return error_response(exc.http_status, exc.code, exc.message, exc.details, headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(request: Request, exc: RequestValidationError) -> ORJSONResponse:
+        errors = exc.errors()
+        # A body that is not JSON at all is a malformed request, not a schema failure.
+        if any(e.get("type") == "json_invalid" for e in errors):
+            return error_response(400, "validation_failed", "request body is not valid JSON", {"field": "body"})
+        first = errors[0] if errors else {}
+        details = {
+            "field": _field(tuple(first.get("loc", ()))),
+            "errors": [{"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", "")} for e in errors],
+        }
+        return error_response(422, "validation_failed", f"invalid input: {details['field']}", details)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+        if exc.status_code == 404:
+            return error_response(404, "not_found", f"no route {request.method} {request.url.path}")
+        if exc.status_code == 405:
+            return error_response(405, "method_not_allowed", f"{request.method} is not allowed here")
+        code = {400: "bad_request", 401: "not_authenticated", 413: "validation_failed"}.get(
+            exc.status_code, "internal_error"
+        )
+        return error_response(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def unexpected(request: Request, exc: Exception) -> ORJSONResponse:
+        log.exception("unhandled error on %s %s", request.method, request.url.path)
+        return error_response(500, "internal_error", "internal error")

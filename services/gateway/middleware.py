@@ -1,0 +1,54 @@
+"""Request id and metrics for every request, as plain ASGI (cheaper than BaseHTTPMiddleware)."""
+
+from __future__ import annotations
+
+import logging
+import re
+import time
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from services.kit.context import new_request_id, request_id_var
+from services.kit.metrics import HTTP_LATENCY, HTTP_REQUESTS
+
+log = logging.getLogger("services.gateway.access")
+_SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+
+
+class RequestContextMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        incoming = ""
+        for key, value in scope.get("headers", ()):
+            if key == b"x-request-id":
+                incoming = value.decode("latin-1")
+                break
+        rid = incoming if _SAFE_ID.match(incoming) else new_request_id()
+        token = request_id_var.set(rid)
+        start = time.perf_counter()
+        status = 500
+
+        async def send_with_id(message: Message) -> None:
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                message.setdefault("headers", [])
+                message["headers"] = [*message["headers"], (b"x-request-id", rid.encode())]
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_with_id)
+        finally:
+            route = scope.get("route")
+            path = getattr(route, "path", "unmatched")
+            elapsed = time.perf_counter() - start
+            HTTP_REQUESTS.labels(path, scope["method"], str(status)).inc()
+            HTTP_LATENCY.labels(path, scope["method"]).observe(elapsed)
+            if status >= 500:
+                log.warning("%s %s -> %s in %.1f ms", scope["method"], scope["path"], status, elapsed * 1000)
+            request_id_var.reset(token)

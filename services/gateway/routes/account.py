@@ -1,0 +1,146 @@
+"""Account: plan, usage, subscriptions, personal access tokens, audit preferences and results."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+from fastapi import APIRouter, Body, Query, Request, Response
+
+from services.contracts.v1 import analyzer_pb2, billing_pb2, indexer_pb2
+from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
+from services.gateway.schemas import Checkout, CreateToken, OrgScoped, SwitchPlan
+from services.kit.grpc_client import call
+from services.kit.identity import owner_of_user
+
+router = APIRouter(prefix="/account", tags=["account"])
+audit_router = APIRouter(tags=["audit"])
+
+OrgQuery = Query("", description="Organization id for an organization-scoped subscription", max_length=64)
+
+
+@router.get("/status", summary="Plan, status, seats, period end, cancel flag, usage against caps")
+async def status(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
+    request = billing_pb2.AccountRequest(org_id=org_id)
+    return from_document(await call(clients.billing.GetAccountStatus, request, principal=principal))
+
+
+@router.get("/usage", summary="Current-period usage records")
+async def usage(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
+    request = billing_pb2.AccountRequest(org_id=org_id)
+    return from_document(await call(clients.billing.GetUsage, request, principal=principal))
+
+
+@router.get("/plans", summary="Available plans with payment-provider price detail")
+async def plans(principal: PrincipalDep, clients: ClientsDep) -> Any:
+    return from_document(await call(clients.billing.ListPlans, billing_pb2.ListPlansRequest(), principal=principal))
+
+
+@router.post("/checkout", summary="Start a payment-provider checkout session")
+async def checkout(body: Checkout, principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.CheckoutRequest(**body.model_dump(exclude_none=True))
+    return from_document(await call(clients.billing.StartCheckout, request, principal=principal, timeout=30))
+
+
+@router.post("/billing-portal", summary="Open the payment-provider billing portal")
+async def billing_portal(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
+    request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
+    return from_document(await call(clients.billing.OpenBillingPortal, request, principal=principal, timeout=30))
+
+
+@router.post("/switch-plan", summary="Change to a different plan (prorated)")
+async def switch_plan(body: SwitchPlan, principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.SwitchPlanRequest(**body.model_dump(exclude_none=True))
+    return to_dict(await call(clients.billing.SwitchPlan, request, principal=principal, timeout=30))
+
+
+@router.post("/cancel", summary="Cancel at period end")
+async def cancel(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
+    request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
+    return to_dict(await call(clients.billing.CancelSubscription, request, principal=principal, timeout=30))
+
+
+@router.post("/reactivate", summary="Undo a pending cancellation")
+async def reactivate(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
+    request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
+    return to_dict(await call(clients.billing.ReactivateSubscription, request, principal=principal, timeout=30))
+
+
+@router.get("/tokens", summary="List personal access tokens (never their secrets)")
+async def list_tokens(principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.ListPersonalTokensRequest()
+    return to_dict(await call(clients.billing.ListPersonalTokens, request, principal=principal))
+
+
+@router.post("/tokens", status_code=201, summary="Create a personal access token (the secret is shown once)")
+async def create_token(body: CreateToken, principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.CreatePersonalTokenRequest(name=body.name, expires_in_days=body.expires_in_days)
+    return to_dict(await call(clients.billing.CreatePersonalToken, request, principal=principal))
+
+
+@router.delete("/tokens/{token_id}", status_code=204, summary="Revoke a personal access token")
+async def revoke_token(token_id: str, principal: PrincipalDep, clients: ClientsDep) -> Response:
+    request = billing_pb2.RevokePersonalTokenRequest(token_id=token_id)
+    await call(clients.billing.RevokePersonalToken, request, principal=principal)
+    return Response(status_code=204)
+
+
+def _prefs_owner(principal: Any, org_id: str) -> str:
+    return f"org:{org_id}" if org_id else owner_of_user(principal.user_id)
+
+
+@router.get("/audit-preferences", summary="Read audit preferences")
+async def get_preferences(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
+    request = analyzer_pb2.PreferencesRequest(owner=_prefs_owner(principal, org_id))
+    return from_document(await call(clients.analyzer.GetAuditPreferences, request, principal=principal))
+
+
+@router.patch("/audit-preferences", summary="Update audit preferences (JSON merge patch)")
+async def patch_preferences(
+    principal: PrincipalDep,
+    clients: ClientsDep,
+    patch: dict[str, Any] = Body(..., examples=[{"min_severity": "warning", "ignored_paths": ["vendor/**"]}]),
+    org_id: str = OrgQuery,
+) -> Any:
+    request = analyzer_pb2.UpdatePreferencesRequest(owner=_prefs_owner(principal, org_id), patch=orjson.dumps(patch))
+    return from_document(await call(clients.analyzer.UpdateAuditPreferences, request, principal=principal))
+
+
+async def _audit_results(principal: Any, clients: ClientsDep, limit: int) -> Any:
+    repo_ids: list[str] = []
+    cursor = ""
+    while True:
+        listing = await call(
+            clients.indexer.ListRepositories,
+            indexer_pb2.ListRepositoriesRequest(page={"limit": 500, "cursor": cursor}),
+            principal=principal,
+        )
+        repo_ids.extend(r.id for r in listing.repositories)
+        cursor = listing.page.next_cursor
+        if not cursor:
+            break
+    request = analyzer_pb2.AuditResultsRequest(repository_ids=repo_ids, limit=limit)
+    return from_document(await call(clients.analyzer.GetAuditResults, request, principal=principal))
+
+
+@audit_router.get("/audit-results", summary="Recent audits plus a fleet-wide convention summary")
+async def audit_results(principal: PrincipalDep, clients: ClientsDep, limit: int = Query(50, ge=1, le=500)) -> Any:
+    return await _audit_results(principal, clients, limit)
+
+
+@router.get(
+    "/audit-results",
+    deprecated=True,
+    summary="Deprecated alias of GET /v1/audit-results (removed in /v2)",
+)
+async def audit_results_alias(
+    request: Request,
+    response: Response,
+    principal: PrincipalDep,
+    clients: ClientsDep,
+    limit: int = Query(50, ge=1, le=500),
+) -> Any:
+    response.headers["Deprecation"] = "true"
+    response.headers["Sunset"] = request.app.state.settings.audit_alias_sunset
+    response.headers["Link"] = '</v1/audit-results>; rel="successor-version"'
+    return await _audit_results(principal, clients, limit)

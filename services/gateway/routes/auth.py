@@ -1,0 +1,38 @@
+"""Sign-in through the code host, token validation, sign-out."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Query, Request, Response
+
+from services.contracts.v1 import billing_pb2
+from services.gateway.deps import ClientsDep, PrincipalDep, bearer_token, to_dict
+from services.gateway.schemas import HostSignIn
+from services.kit.grpc_client import call
+
+router = APIRouter(prefix="/auth", tags=["auth"])
+
+
+@router.get("/host/authorize", summary="Start code-host sign-in: the authorize URL and its state")
+async def authorize(clients: ClientsDep, redirect_uri: str = Query("", max_length=2048)) -> Any:
+    request = billing_pb2.StartHostSignInRequest(redirect_uri=redirect_uri)
+    return to_dict(await call(clients.billing.StartHostSignIn, request))
+
+
+@router.post("/host", summary="Code-host OAuth, server-side flow: exchange the code for our access token")
+async def host_sign_in(body: HostSignIn, clients: ClientsDep) -> Any:
+    request = billing_pb2.SignInWithHostRequest(code=body.code, state=body.state)
+    return to_dict(await call(clients.billing.SignInWithHost, request, timeout=30))
+
+
+@router.get("/validate", summary="Verify a token and say whom it belongs to")
+async def validate(principal: PrincipalDep) -> dict[str, Any]:
+    body = to_dict(principal)
+    return {"valid": True, "user": {"id": body["user_id"], "login": body["login"]}, **body}
+
+
+@router.delete("/signout", status_code=204, summary="Sign out: revoke the presented token at once")
+async def signout(request: Request, principal: PrincipalDep, clients: ClientsDep) -> Response:
+    await call(clients.billing.SignOut, billing_pb2.SignOutRequest(token=bearer_token(request)), principal=principal)
+    return Response(status_code=204)

@@ -1,0 +1,47 @@
+"""Teams (team-admin only): members, invitations, roles and seats."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Response
+
+from services.contracts.v1 import billing_pb2
+from services.gateway.deps import ClientsDep, PrincipalDep, to_dict
+from services.gateway.schemas import ChangeRole, ChangeSeats, Invite
+from services.kit.grpc_client import call
+
+router = APIRouter(prefix="/teams", tags=["teams"])
+
+
+@router.get("/{org_id}/members", summary="List members")
+async def members(org_id: str, principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.ListMembersRequest(org_id=org_id)
+    return to_dict(await call(clients.billing.ListMembers, request, principal=principal))
+
+
+@router.post("/{org_id}/invite", status_code=201, summary="Invite a member (bounded by seats)")
+async def invite(org_id: str, body: Invite, principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.InviteMemberRequest(org_id=org_id, **body.model_dump(exclude_none=True))
+    return to_dict(await call(clients.billing.InviteMember, request, principal=principal))
+
+
+@router.delete("/{org_id}/members/{member_id}", status_code=204, summary="Remove a member (never the last admin)")
+async def remove(org_id: str, member_id: str, principal: PrincipalDep, clients: ClientsDep) -> Response:
+    request = billing_pb2.RemoveMemberRequest(org_id=org_id, member_id=member_id)
+    await call(clients.billing.RemoveMember, request, principal=principal)
+    return Response(status_code=204)
+
+
+@router.patch("/{org_id}/members/{member_id}/role", summary="Change a member's role")
+async def change_role(
+    org_id: str, member_id: str, body: ChangeRole, principal: PrincipalDep, clients: ClientsDep
+) -> Any:
+    request = billing_pb2.ChangeMemberRoleRequest(org_id=org_id, member_id=member_id, role=body.role)
+    return to_dict(await call(clients.billing.ChangeMemberRole, request, principal=principal))
+
+
+@router.post("/{org_id}/seats", summary="Change the seat count (never below current members)")
+async def seats(org_id: str, body: ChangeSeats, principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.ChangeSeatsRequest(org_id=org_id, seats=body.seats)
+    return to_dict(await call(clients.billing.ChangeSeats, request, principal=principal, timeout=30))

@@ -1,0 +1,82 @@
+"""Webhook receivers at the host root: verify the raw body first (fail closed), then hand
+the event to the owning service, which records it under its unique id before acting."""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+from typing import Any
+
+import orjson
+import stripe
+from fastapi import APIRouter, Request
+
+from services.contracts.v1 import billing_pb2, hostapp_pb2
+from services.gateway.deps import ClientsDep
+from services.kit.errors import ServiceError
+from services.kit.grpc_client import call
+
+router = APIRouter(prefix="/webhooks", tags=["webhooks"])
+
+
+def verify_code_host_signature(secret: str, body: bytes, header: str) -> bool:
+    if not secret or not header.startswith("sha256="):
+        return False
+    expected = "sha256=" + hmac.new(secret.encode(), body, hashlib.sha256).hexdigest()
+    return hmac.compare_digest(expected, header)
+
+
+@router.post(
+    "/code_host",
+    summary="Code-host app events (X-Hub-Signature-256)",
+    responses={401: {"description": "Bad or missing signature"}},
+)
+async def code_host(request: Request, clients: ClientsDep) -> dict[str, Any]:
+    # The raw request, not a body model: FastAPI would parse (and answer 422) before we verify.
+    body = await request.body()
+    settings = request.app.state.settings
+    if not verify_code_host_signature(
+        settings.code_host_webhook_secret, body, request.headers.get("x-hub-signature-256", "")
+    ):
+        raise ServiceError("not_authenticated", "invalid webhook signature", {"reason": "invalid_signature"})
+    delivery = request.headers.get("x-github-delivery", "")
+    event = request.headers.get("x-github-event", "")
+    if not delivery or not event:
+        raise ServiceError("bad_request", "X-GitHub-Delivery and X-GitHub-Event are required")
+    try:
+        orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ServiceError("bad_request", "payload is not JSON") from None
+    response = await call(
+        clients.hostapp.HandleWebhook,
+        hostapp_pb2.HostWebhookRequest(delivery_id=delivery, event=event, payload=body),
+        timeout=8,  # the code host gives up after 10 s
+    )
+    return {"ok": True, "duplicate": response.duplicate, "handled": response.handled, "job_id": response.job_id}
+
+
+@router.post(
+    "/payment",
+    summary="Payment-provider events (Payment-Signature, or the provider's own header)",
+    responses={400: {"description": "Bad signature, wrong secret or malformed JSON (code invalid_signature)"}},
+)
+async def payment(request: Request, clients: ClientsDep) -> dict[str, Any]:
+    body = await request.body()
+    settings = request.app.state.settings
+    header = request.headers.get("payment-signature") or request.headers.get("stripe-signature") or ""
+    if not settings.payment_webhook_secret or not header:
+        raise ServiceError("invalid_signature", "missing signature or webhook secret not configured")
+    try:
+        event = stripe.Webhook.construct_event(
+            body, header, settings.payment_webhook_secret, tolerance=settings.payment_signature_tolerance_seconds
+        )
+    except stripe.SignatureVerificationError:
+        raise ServiceError("invalid_signature", "signature verification failed") from None
+    except ValueError:
+        raise ServiceError("invalid_signature", "payload is not valid JSON") from None
+    response = await call(
+        clients.billing.HandlePaymentEvent,
+        billing_pb2.PaymentEventRequest(event_id=event["id"], event_type=event["type"], payload=body),
+        timeout=20,
+    )
+    return {"received": True, "duplicate": response.duplicate, "handled": response.handled}

@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import ClassVar
+
+from services.kit.settings import BaseServiceSettings
+
+
+class GatewaySettings(BaseServiceSettings):
+    service_name: ClassVar[str] = "gateway"
+
+    host: str = "127.0.0.1"
+    port: int = 8080
+    # Public addresses, as the spec names them ({base_url}, {staging_base_url}); both end in /v1.
+    base_url: str = "http://127.0.0.1:8080/v1"
+    staging_base_url: str = ""
+    # Webhook secrets: empty means the receiver refuses every delivery (fail closed).
+    code_host_webhook_secret: str = ""
+    payment_webhook_secret: str = ""
+    payment_signature_tolerance_seconds: int = 300
+    max_body_bytes: int = 20 * 1024 * 1024
+    # The deprecated /v1/account/audit-results alias: its Sunset header (RFC 8594, HTTP date).
+    audit_alias_sunset: str = "Wed, 30 Jun 2027 00:00:00 GMT"
+    # AI proxy upstream (OpenAI-compatible); empty: /v1/ai/chat answers not_configured.
+    ai_upstream_url: str = ""
+    ai_upstream_key: str = ""
+    ai_default_model: str = "gpt-4o-mini"
+
+
+@lru_cache
+def load() -> GatewaySettings:
+    return GatewaySettings()

@@ -1,0 +1,4 @@
+from services.indexer.models import Base
+from services.kit.migrations import run_alembic_env
+
+run_alembic_env(Base.metadata)

@@ -1,0 +1,61 @@
+"""Database engine and the unit-of-work session scope shared by all services.
+
+One engine per process, built at start-up; one session per RPC or consumed message;
+commit or rollback happens here and nowhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+
+from sqlalchemy import MetaData, text
+from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.orm import DeclarativeBase
+
+# Stable constraint names so Alembic migrations stay diffable.
+NAMING_CONVENTION = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+def make_base() -> type[DeclarativeBase]:
+    """A declarative base with its own metadata: one per service database."""
+
+    class Base(DeclarativeBase):
+        metadata = MetaData(naming_convention=NAMING_CONVENTION)
+
+    return Base
+
+
+class Database:
+    def __init__(self, url: str, *, pool_size: int = 5) -> None:
+        self.url = url
+        self.engine: AsyncEngine = create_async_engine(url, pool_size=pool_size, max_overflow=10, pool_pre_ping=True)
+        self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+
+    @asynccontextmanager
+    async def session(self) -> AsyncIterator[AsyncSession]:
+        """A unit of work: commits on success, rolls back on any exception."""
+        async with self.sessions() as session:
+            try:
+                yield session
+                await session.commit()
+            except BaseException:
+                await session.rollback()
+                raise
+
+    async def ping(self) -> bool:
+        try:
+            async with self.engine.connect() as conn:
+                await conn.execute(text("select 1"))
+            return True
+        except Exception:
+            return False
+
+    async def dispose(self) -> None:
+        await self.engine.dispose()

@@ -1,0 +1,211 @@
+"""gRPC server bootstrap: health (reflecting real readiness), reflection, interceptors
+for request-id and principal propagation, error mapping and metrics, graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import grpc
+from google.protobuf import any_pb2, struct_pb2
+from google.rpc import status_pb2
+from grpc_health.v1 import _async as health_async
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from services.contracts.v1 import common_pb2
+from services.kit.context import new_request_id, request_id_var
+from services.kit.errors import ServiceError
+from services.kit.identity import PRINCIPAL_METADATA_KEY, REQUEST_ID_METADATA_KEY, principal_var
+from services.kit.metrics import RPC_LATENCY, RPC_REQUESTS
+
+log = logging.getLogger(__name__)
+STATUS_DETAILS_KEY = "grpc-status-details-bin"
+
+
+def status_trailer(code: grpc.StatusCode, message: str, error_code: str, details: dict[str, Any]) -> tuple:
+    detail = common_pb2.ErrorDetail(code=error_code, message=message)
+    if details:
+        struct = struct_pb2.Struct()
+        struct.update(_jsonable(details))
+        detail.details.CopyFrom(struct)
+    packed = any_pb2.Any()
+    packed.Pack(detail)
+    status = status_pb2.Status(code=code.value[0], message=message, details=[packed])
+    return ((STATUS_DETAILS_KEY, status.SerializeToString()),)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {str(k): _jsonable(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, set)):
+        return [_jsonable(v) for v in value]
+    if isinstance(value, (str, bool, int, float)) or value is None:
+        return value
+    return str(value)
+
+
+class _Context:
+    """Binds request id and principal from metadata for the handler's duration."""
+
+    def __init__(self, metadata: tuple) -> None:
+        md = dict(metadata or ())
+        self.request_id = md.get(REQUEST_ID_METADATA_KEY) or new_request_id()
+        raw = md.get(PRINCIPAL_METADATA_KEY)
+        self.principal = common_pb2.Principal.FromString(raw) if raw else None
+
+    def __enter__(self) -> None:
+        self._tokens = (request_id_var.set(self.request_id), principal_var.set(self.principal))
+
+    def __exit__(self, *exc: object) -> None:
+        request_id_var.reset(self._tokens[0])
+        principal_var.reset(self._tokens[1])
+
+
+class ServiceInterceptor(grpc.aio.ServerInterceptor):
+    def __init__(self, service: str) -> None:
+        self.service = service
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler:
+        handler = await continuation(details)
+        if handler is None or details.method.startswith(("/grpc.health", "/grpc.reflection")):
+            return handler
+        method = details.method.rsplit("/", 1)[-1]
+        metadata = details.invocation_metadata
+        service = self.service
+
+        async def fail(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
+            if isinstance(exc, ServiceError):
+                code, message, error_code, extra = exc.grpc_status, exc.message, exc.code, exc.details
+            else:
+                log.exception("unhandled error in %s", method)
+                code, message, error_code, extra = (
+                    grpc.StatusCode.INTERNAL,
+                    "internal error",
+                    "internal_error",
+                    {},
+                )
+            RPC_REQUESTS.labels(service, method, code.name).inc()
+            await context.abort(code, message, trailing_metadata=status_trailer(code, message, error_code, extra))
+
+        if handler.unary_unary:
+            inner_uu = handler.unary_unary
+
+            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+                start = time.perf_counter()
+                with _Context(metadata):
+                    try:
+                        response = await inner_uu(request, context)
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:
+                        if isinstance(exc, grpc.aio.AbortError):
+                            raise
+                        await fail(context, exc)
+                    finally:
+                        RPC_LATENCY.labels(service, method).observe(time.perf_counter() - start)
+                RPC_REQUESTS.labels(service, method, "OK").inc()
+                return response
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary_unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream:
+            inner_us = handler.unary_stream
+
+            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+                with _Context(metadata):
+                    try:
+                        async for item in inner_us(request, context):
+                            yield item
+                    except asyncio.CancelledError:
+                        raise
+                    except Exception as exc:
+                        if isinstance(exc, grpc.aio.AbortError):
+                            raise
+                        await fail(context, exc)
+                RPC_REQUESTS.labels(service, method, "OK").inc()
+
+            return grpc.unary_stream_rpc_method_handler(
+                unary_stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+ReadinessCheck = Callable[[], Awaitable[bool]]
+
+
+class GrpcServer:
+    """Owns the aio server, its health status and the background tasks of a service."""
+
+    def __init__(self, service: str, bind: str, *, max_message_mb: int = 64) -> None:
+        self.service = service
+        self.bind = bind
+        opts = [
+            ("grpc.max_receive_message_length", max_message_mb * 1024 * 1024),
+            ("grpc.max_send_message_length", max_message_mb * 1024 * 1024),
+            ("grpc.so_reuseport", 0),
+        ]
+        self.server = grpc.aio.server(interceptors=[ServiceInterceptor(service)], options=opts)
+        self.health = health_async.HealthServicer()
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.server)
+        self.service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
+        self.port = 0
+        self.tasks: list[asyncio.Task[Any]] = []
+
+    def add(self, register: Callable[[Any, grpc.aio.Server], None], servicer: Any, full_name: str) -> None:
+        register(servicer, self.server)
+        self.service_names.append(full_name)
+
+    async def start(self) -> int:
+        reflection.enable_server_reflection([*self.service_names, reflection.SERVICE_NAME], self.server)
+        self.port = self.server.add_insecure_port(self.bind)
+        if self.port == 0:
+            raise RuntimeError(f"cannot bind {self.bind}")
+        await self.server.start()
+        return self.port
+
+    def spawn(self, coro: Awaitable[Any], name: str) -> None:
+        self.tasks.append(asyncio.ensure_future(coro))
+        self.tasks[-1].set_name(name)
+
+    async def watch_readiness(self, checks: list[ReadinessCheck], interval: float = 2.0) -> None:
+        """Health is SERVING only while every dependency (database, NATS) answers."""
+        while True:
+            ok = True
+            for check in checks:
+                try:
+                    ok = ok and await check()
+                except Exception:
+                    ok = False
+            status = health_pb2.HealthCheckResponse.SERVING if ok else health_pb2.HealthCheckResponse.NOT_SERVING
+            for name in ("", *self.service_names[1:]):
+                await self.health.set(name, status)
+            await asyncio.sleep(interval)
+
+    async def serve_until_signal(self, on_stop: Callable[[], Awaitable[None]] | None = None) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        log.info("stopping %s", self.service)
+        await self.health.enter_graceful_shutdown()
+        await self.server.stop(grace=5)
+        for task in self.tasks:
+            task.cancel()
+        await asyncio.gather(*self.tasks, return_exceptions=True)
+        if on_stop is not None:
+            await on_stop()

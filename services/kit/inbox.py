@@ -1,0 +1,183 @@
+"""Consumers that can be redelivered safely.
+
+Events: one transaction records the message id in ``processed_messages`` and applies the
+handler's effect, then the message is acked; a redelivered duplicate is acked untouched.
+Jobs: long work handled by the caller, with ``in_progress()`` heartbeats and an explicit
+choice between retry (``nak`` with delay) and give-up (``term``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+from nats.aio.msg import Msg
+from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
+from sqlalchemy import BigInteger, Column, MetaData, String, Table
+from sqlalchemy.dialects.postgresql import insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.contracts.v1 import events_pb2
+from services.kit.bus import Bus, StreamSpec
+from services.kit.context import request_id_var
+from services.kit.db import Database
+from services.kit.metrics import CONSUMER_LAG, EVENTS_CONSUMED
+
+log = logging.getLogger(__name__)
+
+EventHandler = Callable[[AsyncSession, events_pb2.EventEnvelope], Awaitable[None]]
+JobHandler = Callable[[Msg], Awaitable[None]]
+
+
+class PermanentError(Exception):
+    """The message can never succeed: terminate it instead of redelivering."""
+
+
+def define_inbox(metadata: MetaData) -> Table:
+    return Table(
+        "processed_messages",
+        metadata,
+        Column("consumer", String(100), primary_key=True),
+        Column("message_id", String(100), primary_key=True),
+        Column("processed_at", BigInteger, nullable=False),
+    )
+
+
+async def mark_processed(session: AsyncSession, table: Table, consumer: str, message_id: str) -> bool:
+    """Record the id; False when it was already there (a duplicate delivery)."""
+    result = await session.execute(
+        insert(table)
+        .values(consumer=consumer, message_id=message_id, processed_at=int(time.time() * 1000))
+        .on_conflict_do_nothing()
+        .returning(table.c.message_id)
+    )
+    return result.first() is not None
+
+
+class DurableConsumer:
+    """A durable pull consumer on one subject, fetched in a loop until stopped."""
+
+    def __init__(
+        self,
+        bus: Bus,
+        stream: StreamSpec,
+        durable: str,
+        subject: str,
+        *,
+        service: str,
+        ack_wait: float = 30.0,
+        max_deliver: int = 5,
+        batch: int = 10,
+    ) -> None:
+        self.bus = bus
+        self.stream = stream
+        self.durable = durable
+        self.subject = subject
+        self.service = service
+        self.ack_wait = ack_wait
+        self.max_deliver = max_deliver
+        self.batch = batch
+        self._stopping = False
+
+    async def _subscribe(self):  # type: ignore[no-untyped-def]
+        config = ConsumerConfig(
+            durable_name=self.durable,
+            ack_policy=AckPolicy.EXPLICIT,
+            deliver_policy=DeliverPolicy.ALL,
+            ack_wait=self.ack_wait,
+            max_deliver=self.max_deliver,
+            filter_subject=self.bus.subject(self.subject),
+        )
+        return await self.bus.js.pull_subscribe(
+            self.bus.subject(self.subject),
+            durable=self.durable,
+            stream=self.bus.stream_name(self.stream),
+            config=config,
+        )
+
+    async def run(self, handle: Callable[[Msg], Awaitable[None]]) -> None:
+        sub = None
+        while not self._stopping:
+            try:
+                if sub is None:
+                    sub = await self._subscribe()
+                msgs = await sub.fetch(self.batch, timeout=1.0)
+            except (NatsTimeoutError, TimeoutError):
+                await self._report_lag(sub)
+                continue
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("consumer %s fetch failed: %s", self.durable, exc)
+                sub = None
+                await asyncio.sleep(1.0)
+                continue
+            for msg in msgs:
+                await handle(msg)
+
+    async def _report_lag(self, sub) -> None:  # type: ignore[no-untyped-def]
+        if sub is None:
+            return
+        try:
+            info = await sub.consumer_info()
+            CONSUMER_LAG.labels(self.service, self.durable).set(info.num_pending + info.num_ack_pending)
+        except Exception:  # lag is best-effort telemetry
+            pass
+
+    def stop(self) -> None:
+        self._stopping = True
+
+
+class EventConsumer(DurableConsumer):
+    """Applies each event once: processed id and effect commit together, then ack."""
+
+    def __init__(self, bus: Bus, db: Database, inbox: Table, durable: str, subject: str, **kw: object) -> None:
+        from services.kit.bus import EVENTS
+
+        super().__init__(bus, EVENTS, durable, subject, **kw)  # type: ignore[arg-type]
+        self.db = db
+        self.inbox = inbox
+
+    async def handle_message(self, msg: Msg, handler: EventHandler) -> str:
+        try:
+            env = events_pb2.EventEnvelope.FromString(msg.data)
+        except Exception:
+            await msg.term()
+            return "malformed"
+        token = request_id_var.set(env.request_id)
+        try:
+            async with self.db.session() as session:
+                if await mark_processed(session, self.inbox, self.durable, env.id):
+                    await handler(session, env)
+                    outcome = "applied"
+                else:
+                    outcome = "duplicate"
+            await msg.ack_sync()
+        except PermanentError as exc:
+            log.error("event %s (%s) failed permanently: %s", env.id, env.type, exc)
+            await msg.term()
+            outcome = "terminated"
+        except Exception as exc:
+            log.warning("event %s (%s) failed, will retry: %s", env.id, env.type, exc)
+            await msg.nak(delay=2.0)
+            outcome = "retry"
+        finally:
+            request_id_var.reset(token)
+        EVENTS_CONSUMED.labels(self.service, self.durable, outcome).inc()
+        return outcome
+
+    async def consume(self, handler: EventHandler) -> None:
+        await self.run(lambda msg: self.handle_message(msg, handler))
+
+
+async def heartbeat(msg: Msg, interval: float) -> None:
+    """Tell JetStream a long job is alive so it is not redelivered while it runs."""
+    while True:
+        await asyncio.sleep(interval)
+        try:
+            await msg.in_progress()
+        except Exception as exc:  # a missed beat only risks a redelivery, which is safe
+            log.debug("heartbeat failed: %s", exc)

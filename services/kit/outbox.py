@@ -1,0 +1,159 @@
+"""The transactional outbox: events are rows written in the same transaction as the
+state change, and a relay publishes them to JetStream (``Nats-Msg-Id`` = row id) until
+acknowledged. A crash can delay an event, never lose or split it from its change."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+import uuid
+
+from google.protobuf.message import Message
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    func,
+    select,
+    update,
+)
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.contracts.v1 import events_pb2
+from services.kit.bus import Bus
+from services.kit.context import current_request_id
+from services.kit.db import Database
+from services.kit.metrics import OUTBOX_LAG, OUTBOX_PENDING
+
+log = logging.getLogger(__name__)
+
+
+def define_outbox(metadata: MetaData) -> Table:
+    return Table(
+        "outbox",
+        metadata,
+        Column("id", String(36), primary_key=True),
+        Column("subject", String(200), nullable=False),
+        Column("type", String(100), nullable=False),
+        Column("payload", LargeBinary, nullable=False),
+        Column("created_at", BigInteger, nullable=False, index=True),  # unix ms
+        Column("published_at", BigInteger, nullable=True),
+        Column("attempts", Integer, nullable=False, server_default="0"),
+        Column("last_error", Text, nullable=True),
+    )
+
+
+def envelope(event_type: str, message: Message, event_id: str | None = None) -> events_pb2.EventEnvelope:
+    return events_pb2.EventEnvelope(
+        id=event_id or str(uuid.uuid4()),
+        type=event_type,
+        occurred_at=int(time.time() * 1000),
+        request_id=current_request_id(),
+        payload=message.SerializeToString(),
+    )
+
+
+async def add_event(session: AsyncSession, table: Table, subject: str, event_type: str, message: Message) -> str:
+    """Stage an event in the caller's transaction; it leaves only if that commits."""
+    env = envelope(event_type, message)
+    await session.execute(
+        table.insert().values(
+            id=env.id,
+            subject=subject,
+            type=event_type,
+            payload=env.SerializeToString(),
+            created_at=env.occurred_at,
+        )
+    )
+    return env.id
+
+
+class OutboxRelay:
+    """Publishes committed outbox rows in order; several replicas may run (SKIP LOCKED)."""
+
+    def __init__(self, db: Database, bus: Bus, table: Table, service: str, poll_seconds: float = 0.5) -> None:
+        self.db = db
+        self.bus = bus
+        self.table = table
+        self.service = service
+        self.poll_seconds = poll_seconds
+        self._wake = asyncio.Event()
+        self._stopping = False
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    async def relay_once(self, batch: int = 100) -> int:
+        """Publish up to ``batch`` pending events; return how many were acknowledged."""
+        t = self.table
+        published = 0
+        async with self.db.session() as session:
+            rows = (
+                await session.execute(
+                    select(t.c.id, t.c.subject, t.c.payload, t.c.created_at)
+                    .where(t.c.published_at.is_(None))
+                    .order_by(t.c.created_at)
+                    .limit(batch)
+                    .with_for_update(skip_locked=True)
+                )
+            ).all()
+            for row in rows:
+                try:
+                    await self.bus.publish(row.subject, row.payload, msg_id=row.id)
+                except Exception as exc:
+                    await session.execute(
+                        update(t).where(t.c.id == row.id).values(attempts=t.c.attempts + 1, last_error=str(exc)[:500])
+                    )
+                    log.warning("outbox publish failed, will retry: %s", exc)
+                    break
+                await session.execute(update(t).where(t.c.id == row.id).values(published_at=int(time.time() * 1000)))
+                published += 1
+        return published
+
+    async def update_lag(self) -> None:
+        t = self.table
+        async with self.db.session() as session:
+            oldest = (
+                await session.execute(
+                    select(t.c.created_at).where(t.c.published_at.is_(None)).order_by(t.c.created_at).limit(1)
+                )
+            ).scalar()
+            pending = (await session.execute(select(func.count()).where(t.c.published_at.is_(None)))).scalar()
+        OUTBOX_LAG.labels(self.service).set(0 if oldest is None else time.time() - oldest / 1000)
+        OUTBOX_PENDING.labels(self.service).set(pending or 0)
+
+    async def run(self) -> None:
+        backoff = self.poll_seconds
+        while not self._stopping:
+            try:
+                n = await self.relay_once()
+                await self.update_lag()
+                backoff = self.poll_seconds if n or self.bus.connected else min(backoff * 2, 5.0)
+                if n == 100:
+                    continue
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("outbox relay error: %s", exc)
+                backoff = min(backoff * 2, 5.0)
+            self._wake.clear()
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=backoff)
+            except TimeoutError:
+                pass
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+
+
+async def pending_count(db: Database, table: Table) -> int:
+    async with db.session() as session:
+        n = (await session.execute(select(func.count()).where(table.c.published_at.is_(None)))).scalar()
+    return int(n or 0)

@@ -1,0 +1,109 @@
+"""The life of a service process: logging, migrations, database, bus, outbox relay,
+gRPC server with readiness, background consumers, and a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import Table
+from tenacity import AsyncRetrying, retry_if_exception_type, stop_after_delay, wait_exponential
+
+from services.kit import migrations
+from services.kit.bus import Bus
+from services.kit.db import Database
+from services.kit.grpc_server import GrpcServer
+from services.kit.logs import configure_logging
+from services.kit.metrics import serve_metrics
+from services.kit.outbox import OutboxRelay
+from services.kit.settings import ServiceSettings
+
+log = logging.getLogger(__name__)
+
+
+class ServiceRuntime:
+    def __init__(self, settings: ServiceSettings, service_dir: Path, outbox: Table | None) -> None:
+        self.settings = settings
+        self.name = settings.service_name
+        self.service_dir = service_dir
+        self.db = Database(settings.database_url)
+        self.bus = Bus(settings.nats_url, settings.nats_stream_prefix)
+        self.server = GrpcServer(self.name, settings.bind_address())
+        self.outbox_table = outbox
+        self.relay: OutboxRelay | None = None
+        self._stoppers: list[Any] = []
+
+    async def start(self) -> None:
+        s = self.settings
+        configure_logging(self.name, s.log_level, s.log_json)
+        if not s.database_url:
+            raise SystemExit(f"CR_{self.name.upper()}_DATABASE_URL is not set")
+        await asyncio.to_thread(migrations.upgrade, self.service_dir, s.database_url)
+        async for attempt in AsyncRetrying(
+            stop=stop_after_delay(60),
+            wait=wait_exponential(multiplier=0.2, max=2),
+            retry=retry_if_exception_type(Exception),
+            reraise=True,
+        ):
+            with attempt:
+                await self.bus.connect()
+        await self.bus.ensure_streams()
+        serve_metrics(s.metrics_port)
+        if self.outbox_table is not None:
+            self.relay = OutboxRelay(self.db, self.bus, self.outbox_table, self.name, s.outbox_poll_seconds)
+            self.server.spawn(self.relay.run(), "outbox-relay")
+        self.server.spawn(self.server.watch_readiness([self.db.ping, self._nats_ready]), "readiness")
+        port = await self.server.start()
+        log.info("%s listening on %s (port %s)", self.name, s.bind_address(), port)
+
+    async def _nats_ready(self) -> bool:
+        return self.bus.connected
+
+    def wake_relay(self) -> None:
+        if self.relay is not None:
+            self.relay.wake()
+
+    def spawn(self, coro: Any, name: str, stopper: Any = None) -> None:
+        self.server.spawn(coro, name)
+        if stopper is not None:
+            self._stoppers.append(stopper)
+
+    async def run_forever(self) -> None:
+        async def on_stop() -> None:
+            for stop in self._stoppers:
+                stop()
+            if self.relay is not None:
+                self.relay.stop()
+            await self.bus.close()
+            await self.db.dispose()
+
+        await self.server.serve_until_signal(on_stop)
+
+
+def main_entry(coro_factory: Any) -> None:
+    """Run a service's async main with uvloop when available."""
+    try:
+        import uvloop
+
+        uvloop.run(coro_factory())
+    except ImportError:
+        asyncio.run(coro_factory())
+
+
+def run_service(
+    settings: ServiceSettings,
+    service_dir: Path,
+    outbox: Table | None,
+    setup: Any,
+) -> None:
+    """The whole ``main`` of a service: ``setup(runtime)`` registers servicers and consumers."""
+
+    async def serve() -> None:
+        runtime = ServiceRuntime(settings, service_dir, outbox)
+        await setup(runtime)
+        await runtime.start()
+        await runtime.run_forever()
+
+    main_entry(serve)

@@ -1,0 +1,104 @@
+"""The facts extracted from one source file: the shared vocabulary of indexer and analyzer.
+
+The indexer stores these per blob (so identical content is parsed once) and the analyzer
+learns conventions from them and checks files under review against those conventions.
+Encoded with msgspec (msgpack on disk and on the wire, JSON in the API); bump
+``FACTS_SCHEMA_VERSION`` whenever a field changes meaning so stale stored facts are re-extracted.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+FACTS_SCHEMA_VERSION = 1
+
+
+class Symbol(msgspec.Struct, frozen=True, array_like=True):
+    """A named definition: function, method, class, constant, variable, ..."""
+
+    kind: str  # function | method | class | interface | struct | enum | constant | variable | module
+    name: str
+    start_line: int  # 1-based, inclusive
+    end_line: int
+    visibility: str  # public | private | protected | internal
+    has_docstring: bool
+    has_annotations: bool  # every parameter and the return annotated (where the language allows)
+    parent: str = ""  # enclosing class or module-level symbol, "" at top level
+    is_test: bool = False  # a test function or test class by the language's convention
+
+
+class Identifier(msgspec.Struct, frozen=True, array_like=True):
+    """One occurrence of a name in a binding role (where names are chosen, not merely used)."""
+
+    name: str
+    role: str  # function | method | class | constant | variable | parameter | attribute | field | test_function
+    line: int
+
+
+class Import(msgspec.Struct, frozen=True, array_like=True):
+    module: str  # as written: "os.path", "./util", "github.com/x/y", "java.util.List"
+    names: tuple[str, ...]  # names imported from it ("" when the whole module)
+    line: int
+    resolved_path: str = ""  # a file of the repository it resolves to, "" when external/unknown
+    is_relative: bool = False
+    group: str = ""  # stdlib | third_party | local, where the language lets us tell
+
+
+class Formatting(msgspec.Struct, frozen=True):
+    indent_unit: str  # "space" | "tab" | "" (no indented lines)
+    indent_width: int  # most common indentation step in spaces (0 for tabs/unknown)
+    indented_lines: int  # lines that carry indentation (the evidence count for indent facts)
+    tab_indented_lines: int
+    space_indented_lines: int
+    quote_double: int  # string literals delimited with "
+    quote_single: int  # string literals delimited with '
+    max_line_length: int
+    line_length_p95: int
+    long_lines: tuple[int, ...]  # histogram of line lengths by bucket of 10 chars: [0-9], [10-19], ...
+    trailing_whitespace_lines: int
+    final_newline: bool
+    line_ending: str  # "lf" | "crlf" | "mixed" | "none"
+
+
+class Statement(msgspec.Struct, frozen=True, array_like=True):
+    """An idiom occurrence the engine cares about (error handling, logging, printing...)."""
+
+    kind: str  # bare_except | broad_except | swallowed_exception | print_call | logging_call | fstring_log | assert
+    line: int
+    detail: str = ""
+
+
+class FileFacts(msgspec.Struct):
+    path: str
+    language: str  # "python", "javascript", "typescript", "tsx", "go", ... or "" when unknown
+    size: int  # bytes
+    lines: int
+    blob_sha: str = ""
+    # "" when parsed, else binary | oversized | generated | vendored | unsupported_language | invalid_encoding
+    skipped: str = ""
+    is_test: bool = False
+    tests_for: tuple[str, ...] = ()  # module or file names this test file exercises
+    module: str = ""  # dotted module name for languages that have one ("pkg.sub.mod")
+    symbols: tuple[Symbol, ...] = ()
+    identifiers: tuple[Identifier, ...] = ()
+    imports: tuple[Import, ...] = ()
+    formatting: Formatting | None = None
+    statements: tuple[Statement, ...] = ()
+    schema: int = FACTS_SCHEMA_VERSION
+
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(FileFacts)
+_json_encoder = msgspec.json.Encoder()
+
+
+def encode(facts: FileFacts) -> bytes:
+    return _encoder.encode(facts)
+
+
+def decode(data: bytes) -> FileFacts:
+    return _decoder.decode(data)
+
+
+def to_json(facts: FileFacts) -> bytes:
+    return _json_encoder.encode(facts)

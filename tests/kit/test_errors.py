@@ -1,0 +1,61 @@
+import re
+from pathlib import Path
+
+import grpc
+import pytest
+
+from services.kit.errors import CODE_TABLE, ServiceError, error_body, http_status_for
+
+SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "interface.md"
+
+
+def spec_codes() -> set[str]:
+    if not SPEC.exists():
+        pytest.skip("shared/spec not beside the checkout")
+    return set(re.findall(r"^\| \w+ \| `([a-z_]+)` \|", SPEC.read_text(), re.M))
+
+
+def test_every_spec_code_is_mapped() -> None:
+    codes = spec_codes()
+    assert len(codes) >= 19
+    assert codes <= set(CODE_TABLE)
+
+
+@pytest.mark.parametrize(
+    ("code", "status"),
+    [
+        ("not_authenticated", 401),
+        ("invalid_token", 401),
+        ("oauth_failed", 401),
+        ("repo_not_found", 404),
+        ("file_not_found", 404),
+        ("index_in_progress", 409),
+        ("seat_limit_reached", 409),
+        ("plan_required", 403),
+        ("invalid_signature", 400),
+        ("validation_failed", 422),
+        ("rate_limited", 429),
+        ("internal_error", 500),
+    ],
+)
+def test_http_status_table(code: str, status: int) -> None:
+    assert http_status_for(code) == status
+    assert ServiceError(code, "x").http_status == status
+
+
+def test_unknown_code_is_a_programming_error() -> None:
+    with pytest.raises(ValueError, match="unknown error code"):
+        ServiceError("nope", "x")
+
+
+def test_status_without_detail_falls_back_to_grpc_table() -> None:
+    assert http_status_for("something_else", grpc.StatusCode.NOT_FOUND) == 404
+    assert http_status_for("something_else") == 500
+
+
+def test_error_body_shape() -> None:
+    assert error_body("repo_not_found", "no such repository", {"id": "x"}) == {
+        "error": "no such repository",
+        "code": "repo_not_found",
+        "details": {"id": "x"},
+    }
