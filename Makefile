@@ -5,8 +5,7 @@ SHELL := bash
 VENV ?= .venv
 PY := $(VENV)/bin/python
 UV := $(VENV)/bin/uv
-PROTO_SRC := protos
-PROTO_OUT := .
+LINT_PATHS := $(wildcard services tests bench)
 
 .PHONY: help
 help: ## List the targets
@@ -32,13 +31,13 @@ proto-check: proto ## Fail when the generated code is stale
 
 .PHONY: lint
 lint: venv ## ruff lint and format check
-	$(VENV)/bin/ruff check services tests bench
-	$(VENV)/bin/ruff format --check services tests bench
+	$(VENV)/bin/ruff check $(LINT_PATHS)
+	$(VENV)/bin/ruff format --check $(LINT_PATHS)
 
 .PHONY: fmt
 fmt: venv ## Format the code
-	$(VENV)/bin/ruff check --fix services tests bench
-	$(VENV)/bin/ruff format services tests bench
+	$(VENV)/bin/ruff check --fix $(LINT_PATHS)
+	$(VENV)/bin/ruff format $(LINT_PATHS)
 
 .PHONY: typecheck
 typecheck: venv ## mypy over the services
