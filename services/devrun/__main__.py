@@ -63,7 +63,7 @@ def _announce_when_ready(url: str) -> None:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         try:
-            if httpx.get(f"{url}/healthz", timeout=1).status_code == 200:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
                 print(f"\n  gateway ready: {url}\n  (Ctrl-C stops everything)\n", flush=True)
                 return
         except httpx.HTTPError:

@@ -96,7 +96,7 @@ class Bus:
                 duplicate_window=120.0,
             )
             try:
-                await self.js.stream_info(config.name)
+                await self.js.stream_info(self.stream_name(spec))
                 await self.js.update_stream(config)
             except NotFoundError:
                 await self.js.add_stream(config)

@@ -98,7 +98,7 @@ class DurableConsumer:
             config=config,
         )
 
-    async def run(self, handle: Callable[[Msg], Awaitable[None]]) -> None:
+    async def run(self, handle: Callable[[Msg], Awaitable[object]]) -> None:
         sub = None
         while not self._stopping:
             try:

@@ -29,7 +29,7 @@ def run_alembic_env(metadata: MetaData) -> None:
     """Body of every service's ``env.py`` (online mode only: we always have a database)."""
     from alembic import context
 
-    url = context.config.get_main_option("sqlalchemy.url")
+    url = context.config.get_main_option("sqlalchemy.url") or ""
     engine = create_engine(url, poolclass=pool.NullPool)
     with engine.connect() as connection:
         # A migration must never wait forever behind a long transaction.

@@ -7,7 +7,7 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Body, Query, Request, Response
 
-from services.contracts.v1 import analyzer_pb2, billing_pb2, indexer_pb2
+from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
 from services.gateway.schemas import Checkout, CreateToken, OrgScoped, SwitchPlan
 from services.kit.grpc_client import call
@@ -112,7 +112,7 @@ async def _audit_results(principal: Any, clients: ClientsDep, limit: int) -> Any
     while True:
         listing = await call(
             clients.indexer.ListRepositories,
-            indexer_pb2.ListRepositoriesRequest(page={"limit": 500, "cursor": cursor}),
+            indexer_pb2.ListRepositoriesRequest(page=common_pb2.PageRequest(limit=500, cursor=cursor)),
             principal=principal,
         )
         repo_ids.extend(r.id for r in listing.repositories)
