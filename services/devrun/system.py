@@ -29,6 +29,7 @@ class SystemLayout:
     stream_prefix: str = "CR"
     gateway_port: int = 0
     grpc_ports: dict[str, int] = field(default_factory=dict)
+    metrics_ports: dict[str, int] = field(default_factory=dict)
     data_dir: Path = ROOT / ".run" / "data"
     extra_env: dict[str, str] = field(default_factory=dict)
 
@@ -36,6 +37,7 @@ class SystemLayout:
         self.gateway_port = self.gateway_port or free_port()
         for name in GRPC_SERVICES:
             self.grpc_ports.setdefault(name, free_port())
+            self.metrics_ports.setdefault(name, free_port())
 
     @classmethod
     def on_server(cls, server_url: str, nats_url: str, db_prefix: str = "codereview", **kw: object) -> SystemLayout:
@@ -60,6 +62,7 @@ class SystemLayout:
         )
         for name in GRPC_SERVICES:
             env[f"CR_{name.upper()}_ADDR"] = f"127.0.0.1:{self.grpc_ports[name]}"
+            env[f"CR_{name.upper()}_METRICS_PORT"] = str(self.metrics_ports[name])
         for name, url in self.database_urls.items():
             env[f"CR_{name.upper()}_DATABASE_URL"] = url
         env.update(self.extra_env)

@@ -93,3 +93,9 @@ def test_metrics_are_exposed(http: httpx.Client) -> None:
     http.get("/v1/auth/validate")
     text = http.get("/metrics").text
     assert "cr_http_requests_total" in text
+
+
+def test_every_grpc_service_serves_prometheus_metrics(system: RunningSystem) -> None:
+    for name, port in system.layout.metrics_ports.items():
+        text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
+        assert f'cr_outbox_pending{{service="{name}"}}' in text, name
