@@ -1,22 +1,51 @@
-"""The hostapp service process."""
+"""The hostapp service process: the gRPC servicer, the PR job worker, the index-event
+consumers that release waiting jobs, and the reconciler."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from services.contracts.v1 import hostapp_pb2_grpc
-from services.hostapp.models import outbox
+from services.contracts.v1 import analyzer_pb2_grpc, hostapp_pb2_grpc, indexer_pb2_grpc
+from services.hostapp import indexing
+from services.hostapp.github import GitHubApp
+from services.hostapp.indexing import IndexGate
+from services.hostapp.models import inbox, outbox
+from services.hostapp.reconciler import Reconciler
 from services.hostapp.servicer import HostAppServicer
-from services.hostapp.settings import load
+from services.hostapp.settings import HostAppSettings, load
+from services.hostapp.worker import PrWorker
+from services.kit.bus import SUBJECT_INDEX_FAILED, SUBJECT_REPOSITORY_INDEXED
+from services.kit.grpc_client import make_channel
+from services.kit.inbox import EventConsumer
 from services.kit.runtime import ServiceRuntime, run_service
 
 
 async def setup(runtime: ServiceRuntime) -> None:
+    settings = runtime.settings
+    assert isinstance(settings, HostAppSettings)
+    github = GitHubApp(settings)
     runtime.server.add(
         hostapp_pb2_grpc.add_HostAppServiceServicer_to_server,
-        HostAppServicer(runtime),
+        HostAppServicer(runtime.db, github, runtime.wake_relay),
         "services.contracts.v1.HostAppService",
     )
+    indexer = indexer_pb2_grpc.IndexerServiceStub(
+        make_channel(settings.indexer_addr, "services.contracts.v1.IndexerService", ["GetIndexStatus"])
+    )
+    analyzer = analyzer_pb2_grpc.AnalyzerServiceStub(
+        make_channel(settings.analyzer_addr, "services.contracts.v1.AnalyzerService")
+    )
+    gate = IndexGate(runtime.db, indexer, settings.grpc_deadline_seconds)
+    worker = PrWorker(runtime.db, runtime.bus, github, analyzer, gate, settings, wake=runtime.wake_relay)
+    runtime.spawn(worker.run(), "pr-job-worker", worker.stop)
+    for durable, subject, handler in (
+        ("hostapp-repository-indexed", SUBJECT_REPOSITORY_INDEXED, indexing.on_repository_indexed),
+        ("hostapp-index-failed", SUBJECT_INDEX_FAILED, indexing.on_index_failed),
+    ):
+        consumer = EventConsumer(runtime.bus, runtime.db, inbox, durable, subject, service="hostapp")
+        runtime.spawn(consumer.consume(handler), durable, consumer.stop)
+    reconciler = Reconciler(runtime.db, github, settings, wake=runtime.wake_relay)
+    runtime.spawn(reconciler.run(), "reconciler", reconciler.stop)
 
 
 if __name__ == "__main__":

@@ -85,6 +85,15 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         async def fail(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
             if isinstance(exc, ServiceError):
                 code, message, error_code, extra = exc.grpc_status, exc.message, exc.code, exc.details
+            elif isinstance(exc, NotImplementedError):
+                # A method the servicer does not override yet (the generated base raises this):
+                # UNIMPLEMENTED, so callers can tell "not built" from a crash.
+                code, message, error_code, extra = (
+                    grpc.StatusCode.UNIMPLEMENTED,
+                    f"{method} is not implemented",
+                    "not_implemented",
+                    {},
+                )
             else:
                 log.exception("unhandled error in %s", method)
                 code, message, error_code, extra = (

@@ -10,6 +10,7 @@ import pytest
 from services.devrun.system import SystemLayout
 from tests.conftest import SESSION, DatabaseFactory
 from tests.e2e.harness import RunningSystem
+from tests.standins.github_api import e2e_standin as github_standin
 
 
 @pytest.fixture(scope="session")
@@ -26,6 +27,11 @@ def system(databases: DatabaseFactory, nats_url: str) -> Iterator[RunningSystem]
             "CR_GATEWAY_PAYMENT_WEBHOOK_SECRET": "whsec_e2e",
             "CR_INDEXER_ALLOWED_ROOTS": str(work / "repos"),
             "CR_LOG_JSON": "true",
+            # The GitHub REST API of the hostapp (app JWT, installation tokens, PRs, checks, reviews).
+            **github_standin().env(),
+            # Short job leases so a killed hostapp's job is redelivered within seconds.
+            "CR_HOSTAPP_JOB_ACK_WAIT_SECONDS": "4",
+            "CR_HOSTAPP_JOB_RETRY_DELAY_SECONDS": "1",
         },
     )
     (work / "repos").mkdir()

@@ -1,0 +1,109 @@
+"""Periodic repair, because PostgreSQL is the source of truth and neither NATS nor the code
+host promises delivery:
+
+- jobs queued for long get a fresh message (JetStream may have lost an acknowledged one);
+- running jobs whose lease expired (their worker died) go back to the queue, or to
+  ``failed`` once they have used up their attempts;
+- jobs that waited for an index past the bound are requeued so the worker closes them;
+- webhook deliveries the code host counts as failed (GitHub does not retry by itself) and
+  that we never recorded are redelivered through the REST API.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable
+
+from services.hostapp import jobs
+from services.hostapp import repository as repo
+from services.hostapp.github import GitHubApp
+from services.hostapp.models import FAILED, now_ms
+from services.hostapp.settings import HostAppSettings
+from services.kit.db import Database
+from services.kit.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+
+class Reconciler:
+    def __init__(
+        self, db: Database, github: GitHubApp, settings: HostAppSettings, *, wake: Callable[[], None] = lambda: None
+    ) -> None:
+        self.db = db
+        self.github = github
+        self.settings = settings
+        self.wake = wake
+        self._stopping = asyncio.Event()
+
+    async def run(self) -> None:
+        # The first pass waits one interval: at start-up migrations and the bus come first.
+        while not self._stopping.is_set():
+            try:
+                await asyncio.wait_for(self._stopping.wait(), timeout=self.settings.reconcile_interval_seconds)
+                return
+            except TimeoutError:
+                pass
+            try:
+                await self.reconcile_jobs()
+                await self.redeliver_failed()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:
+                log.warning("reconciler pass failed: %s", exc)
+
+    def stop(self) -> None:
+        self._stopping.set()
+
+    async def reconcile_jobs(self) -> dict[str, int]:
+        s = self.settings
+        now = now_ms()
+        counts = {"requeued": 0, "failed": 0}
+        async with self.db.session() as session:
+            for job in await repo.jobs_to_reconcile(
+                session,
+                now=now,
+                requeue_before=now - int(s.requeue_after_seconds * 1000),
+                wait_before=now - int(s.index_wait_seconds * 1000),
+            ):
+                if job.state == "running" and job.attempts >= s.job_max_deliver:
+                    await jobs.finish(session, job.id, FAILED, summary="the worker stopped during every attempt")
+                    counts["failed"] += 1
+                    continue
+                await jobs.requeue(session, job)
+                counts["requeued"] += 1
+        if counts["requeued"]:
+            self.wake()
+        if any(counts.values()):
+            log.info("reconciled PR jobs: %s", counts)
+        return counts
+
+    async def redeliver_failed(self) -> int:
+        """Ask the code host to redeliver deliveries that failed and never reached us."""
+        if not self.settings.github_configured:
+            return 0
+        try:
+            deliveries = await self.github.hook_deliveries()
+        except ServiceError:
+            return 0
+        since = time.time() - self.settings.redeliver_lookback_seconds
+        succeeded = {d.guid for d in deliveries if 200 <= d.status_code < 300}
+        failed = {d.guid: d for d in deliveries if d.delivered_at >= since and not 200 <= d.status_code < 300}
+        candidates = {guid: d for guid, d in failed.items() if guid and guid not in succeeded}
+        if not candidates:
+            return 0
+        async with self.db.session() as session:
+            seen = await repo.known_deliveries(session, candidates)
+            asked = await repo.requested_redeliveries(session, candidates)
+        redelivered = 0
+        for guid, d in candidates.items():
+            if guid in seen or guid in asked:
+                continue
+            await self.github.redeliver(d.id)
+            async with self.db.session() as session:
+                await repo.record_redelivery(session, guid, d.id)
+            redelivered += 1
+        if redelivered:
+            log.info("asked the code host to redeliver %d failed webhook deliveries", redelivered)
+        return redelivered

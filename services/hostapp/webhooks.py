@@ -1,0 +1,180 @@
+"""Code-host webhook rules (spec: "Code-host events", "Subscription and installation moves").
+
+The gateway verified the signature over the raw body. Here, in the caller's one transaction:
+the delivery is recorded under its X-GitHub-Delivery id (ON CONFLICT DO NOTHING, so a
+redelivery is a no-op), the effect is applied, and any job or event goes to the outbox.
+Nothing is sent to the code host while handling a delivery: GitHub waits only 10 s.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.contracts.v1 import events_pb2
+from services.hostapp import jobs
+from services.hostapp import repository as repo
+from services.hostapp.models import ACTIVE, REMOVED, SUSPENDED, outbox
+from services.kit.bus import SUBJECT_INSTALLATION_REPOS
+from services.kit.errors import ServiceError
+from services.kit.outbox import add_event
+
+log = logging.getLogger(__name__)
+
+PR_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
+INSTALLATION_REPOS_EVENT_TYPE = "installation.repositories_changed"
+
+
+@dataclass(frozen=True)
+class Outcome:
+    handled: bool
+    outcome: str  # a short reason, stored with the delivery
+    job_id: str = ""
+    duplicate: bool = False
+
+
+Handler = Callable[[AsyncSession, str, str, dict[str, Any]], Awaitable[Outcome]]
+
+
+async def handle(session: AsyncSession, delivery_id: str, event: str, body: bytes) -> Outcome:
+    if not delivery_id or not event:
+        raise ServiceError("bad_request", "delivery id and event are required")
+    try:
+        payload = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ServiceError("bad_request", "payload is not JSON") from None
+    if not isinstance(payload, dict):
+        raise ServiceError("bad_request", "payload is not a JSON object")
+    action = str(payload.get("action") or "")
+    installation_id = _installation_id(payload)
+    if not await repo.record_delivery(session, delivery_id, event, action, installation_id):
+        log.info("webhook.code_host.duplicate %s (%s.%s)", delivery_id, event, action)
+        recorded = await repo.delivery(session, delivery_id)
+        return Outcome(False, "duplicate delivery", (recorded.job_id or "") if recorded else "", duplicate=True)
+    handler = HANDLERS.get(event)
+    result = await handler(session, delivery_id, action, payload) if handler else Outcome(False, "unknown_event")
+    await repo.set_delivery_outcome(session, delivery_id, result.handled, result.outcome, result.job_id or None)
+    log.info("webhook.code_host.received %s %s.%s: %s", delivery_id, event, action, result.outcome)
+    return result
+
+
+def _installation_id(payload: dict[str, Any]) -> int | None:
+    installation = payload.get("installation")
+    if isinstance(installation, dict) and isinstance(installation.get("id"), int):
+        return int(installation["id"])
+    return None
+
+
+def _account(payload: dict[str, Any]) -> tuple[str, str]:
+    account = (payload.get("installation") or {}).get("account") or {}
+    return str(account.get("login") or ""), str(account.get("type") or "")
+
+
+def _repos(payload: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    return [r for r in payload.get(key) or [] if isinstance(r, dict) and r.get("full_name")]
+
+
+async def _announce(
+    session: AsyncSession, installation_id: int, login: str, added: list[str], removed: list[str]
+) -> None:
+    """Tell the indexer which repositories to register or forget (outbox, same transaction)."""
+    if not added and not removed:
+        return
+    message = events_pb2.InstallationRepositoriesChanged(
+        installation_id=installation_id, account_login=login, added=sorted(added), removed=sorted(removed)
+    )
+    await add_event(session, outbox, SUBJECT_INSTALLATION_REPOS, INSTALLATION_REPOS_EVENT_TYPE, message)
+
+
+async def on_installation(session: AsyncSession, delivery_id: str, action: str, payload: dict[str, Any]) -> Outcome:
+    installation_id = _installation_id(payload)
+    if installation_id is None:
+        return Outcome(False, "no installation id")
+    login, kind = _account(payload)
+    current = await repo.installation(session, installation_id, lock=True)
+    if action == "created":
+        # Installation ids are never reused: a "created" arriving after "deleted" is stale.
+        if current is not None and current.status == REMOVED:
+            return Outcome(False, "stale: installation already deleted")
+        await repo.upsert_installation(session, installation_id, login, kind, ACTIVE)
+        repos = _repos(payload, "repositories")
+        for r in repos:
+            await repo.upsert_record(session, installation_id, r, ACTIVE)
+        await _announce(session, installation_id, login, [r["full_name"] for r in repos], [])
+        return Outcome(True, f"installation created with {len(repos)} repositories")
+    if action == "deleted":
+        await repo.upsert_installation(session, installation_id, login, kind, REMOVED)
+        removed = await repo.set_record_status(session, installation_id, REMOVED, only_from=(ACTIVE, SUSPENDED))
+        await _announce(session, installation_id, login, [], removed)
+        return Outcome(True, f"installation deleted, {len(removed)} records removed")
+    if action in ("suspend", "unsuspend"):
+        if current is not None and current.status == REMOVED:
+            return Outcome(False, "stale: installation already deleted")
+        # Removed records stay removed: suspension acts on the live ones only.
+        target, source = (SUSPENDED, ACTIVE) if action == "suspend" else (ACTIVE, SUSPENDED)
+        await repo.upsert_installation(session, installation_id, login, kind, target)
+        moved = await repo.set_record_status(session, installation_id, target, only_from=(source,))
+        return Outcome(True, f"installation {action}ed, {len(moved)} records {target}")
+    return Outcome(False, f"ignored action {action!r}")
+
+
+async def on_installation_repositories(
+    session: AsyncSession, delivery_id: str, action: str, payload: dict[str, Any]
+) -> Outcome:
+    installation_id = _installation_id(payload)
+    if installation_id is None:
+        return Outcome(False, "no installation id")
+    login, kind = _account(payload)
+    current = await repo.installation(session, installation_id, lock=True)
+    if current is not None and current.status == REMOVED:
+        return Outcome(False, "stale: installation already deleted")
+    if current is None:
+        # The "created" delivery may have been lost (GitHub does not retry on its own).
+        await repo.upsert_installation(session, installation_id, login, kind, ACTIVE)
+    if action in ("added", "repositories_added"):
+        added = _repos(payload, "repositories_added")
+        for r in added:
+            await repo.upsert_record(session, installation_id, r, ACTIVE)
+        await _announce(session, installation_id, login, [r["full_name"] for r in added], [])
+        return Outcome(True, f"{len(added)} repositories added")
+    if action in ("removed", "repositories_removed"):
+        names = [str(r["full_name"]) for r in _repos(payload, "repositories_removed")]
+        removed = await repo.set_record_status(session, installation_id, REMOVED, full_names=names)
+        await _announce(session, installation_id, login, [], removed)
+        return Outcome(True, f"{len(removed)} repositories removed")
+    return Outcome(False, f"ignored action {action!r}")
+
+
+async def on_pull_request(session: AsyncSession, delivery_id: str, action: str, payload: dict[str, Any]) -> Outcome:
+    if action not in PR_ACTIONS:
+        return Outcome(False, f"ignored action {action!r}")
+    installation_id = _installation_id(payload)
+    pr = payload.get("pull_request") or {}
+    full_name = str((payload.get("repository") or {}).get("full_name") or "")
+    number = pr.get("number")
+    head_sha = str((pr.get("head") or {}).get("sha") or "")
+    if installation_id is None or not full_name or not isinstance(number, int) or not head_sha:
+        return Outcome(False, "ignored: payload lacks installation, repository, number or head sha")
+    installation = await repo.installation(session, installation_id)
+    if installation is not None and installation.status != ACTIVE:
+        return Outcome(False, f"ignored: installation {installation.status}")
+    records = [r for r in await repo.records_for(session, full_name) if r.installation_id == installation_id]
+    if records and records[0].status != ACTIVE:
+        return Outcome(False, f"ignored: repository {records[0].status}")
+    # No record at all is accepted: the code host only sends this event to an installed app.
+    result = await jobs.enqueue(session, installation_id, full_name, number, head_sha, delivery_id)
+    if result.created:
+        return Outcome(True, "job enqueued", result.job_id)
+    return Outcome(True, "job already queued for this head", result.job_id)
+
+
+HANDLERS: dict[str, Handler] = {
+    "installation": on_installation,
+    "installation_repositories": on_installation_repositories,
+    "pull_request": on_pull_request,
+}

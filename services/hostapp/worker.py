@@ -1,0 +1,339 @@
+"""The AnalyzePrJob worker: a durable pull consumer on the PR_JOBS work queue.
+
+Per job: claim the row (a lease renewed with the JetStream heartbeat), re-read the pull
+request (closed: drop; head moved: supersede), create the check run, wait while the
+repository is not indexed, fetch the changed files, ask the analyzer, post a review with
+comments on changed lines only, complete the check run. Ack only after the outcome is
+committed; transient failures ``nak`` with a delay, permanent ones mark the job failed
+and ``term``. A job killed mid-way is redelivered and resumes from its row (the check run
+and review it already made are reused, not repeated).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Callable
+
+import grpc
+from nats.aio.msg import Msg
+from sqlalchemy.exc import DBAPIError
+
+from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, events_pb2
+from services.hostapp import jobs, review
+from services.hostapp import repository as repo
+from services.hostapp.github import GitHubApp, GitHubError, PullInfo
+from services.hostapp.indexing import IndexGate, IndexState, is_transient
+from services.hostapp.models import COMPLETED, DROPPED, FAILED, SKIPPED, SUPERSEDED, PrJob, now_ms
+from services.hostapp.settings import HostAppSettings
+from services.kit.bus import PR_JOBS, SUBJECT_PR_JOB, Bus
+from services.kit.context import request_id_var
+from services.kit.db import Database
+from services.kit.errors import ServiceError
+from services.kit.grpc_client import RemoteError, call
+from services.kit.inbox import DurableConsumer, heartbeat
+
+log = logging.getLogger(__name__)
+
+MAX_FILES = 300
+# The analyzer cannot analyse this repository: the check run says so, neutrally.
+ANALYSIS_UNAVAILABLE = {
+    "not_implemented": "The analyzer does not support pull-request analysis yet.",
+    "not_configured": "The analyzer is not configured for pull-request analysis.",
+    "repo_not_found": "The repository is not registered with the code-review service.",
+    "repo_not_indexed": "The repository has not been indexed yet, so there are no conventions to check against.",
+}
+
+
+class Transient(Exception):
+    """Worth another attempt later (the code host or a peer service is unavailable)."""
+
+
+def _is_transient(exc: Exception) -> bool:
+    if isinstance(exc, GitHubError):
+        return exc.transient
+    if isinstance(exc, ServiceError):
+        return is_transient(exc)
+    return isinstance(exc, (Transient, DBAPIError))
+
+
+class PrWorker:
+    def __init__(
+        self,
+        db: Database,
+        bus: Bus,
+        github: GitHubApp,
+        analyzer: analyzer_pb2_grpc.AnalyzerServiceStub,
+        gate: IndexGate,
+        settings: HostAppSettings,
+        *,
+        wake: Callable[[], None] = lambda: None,
+        durable: str = "hostapp-pr-jobs",
+    ) -> None:
+        self.db = db
+        self.github = github
+        self.analyzer = analyzer
+        self.gate = gate
+        self.settings = settings
+        self.wake = wake
+        self.lease_ms = int(settings.job_ack_wait_seconds * 1000)
+        self.consumer = DurableConsumer(
+            bus,
+            PR_JOBS,
+            durable,
+            SUBJECT_PR_JOB,
+            service="hostapp",
+            ack_wait=settings.job_ack_wait_seconds,
+            max_deliver=settings.job_max_deliver,
+            batch=1,  # one long job at a time; the others stay available to other replicas
+        )
+
+    async def run(self) -> None:
+        await self.consumer.run(self.handle)
+
+    def stop(self) -> None:
+        self.consumer.stop()
+
+    # --- one message ----------------------------------------------------------------------
+
+    async def handle(self, msg: Msg) -> str:
+        try:
+            env = events_pb2.EventEnvelope.FromString(msg.data)
+            message = events_pb2.AnalyzePrJob.FromString(env.payload)
+        except Exception:
+            await msg.term()
+            return "malformed"
+        token = request_id_var.set(env.request_id)
+        try:
+            return await self._handle(msg, message.job_id)
+        except Exception as exc:  # the database itself failed: the message must stay, the loop too
+            log.warning("pr job %s not handled, will retry: %s", message.job_id, exc)
+            with contextlib.suppress(Exception):
+                await msg.nak(delay=self.settings.job_retry_delay_seconds)
+            return "retry"
+        finally:
+            request_id_var.reset(token)
+
+    async def _handle(self, msg: Msg, job_id: str) -> str:
+        claimed, wait_ms = await self._claim(job_id)
+        if claimed is None:
+            if wait_ms:  # another worker holds a live lease: look again when it runs out
+                await msg.nak(delay=max(wait_ms / 1000, 1.0))
+                return "busy"
+            await msg.ack_sync()  # finished, waiting for an index, or unknown: nothing to do
+            return "stale"
+        keepalive = [
+            asyncio.create_task(heartbeat(msg, self.settings.job_ack_wait_seconds / 3)),
+            asyncio.create_task(self._renew_lease(job_id)),
+        ]
+        try:
+            outcome = await self.process(claimed)
+        except Exception as exc:
+            if not isinstance(exc, (Transient, GitHubError, ServiceError, DBAPIError)):
+                log.exception("pr job %s crashed", job_id)  # a bug: retrying the same input will not help
+            return await self._failed(msg, claimed, exc, _is_transient(exc))
+        finally:
+            for task in keepalive:
+                task.cancel()
+            await asyncio.gather(*keepalive, return_exceptions=True)
+        await msg.ack_sync()
+        self.wake()
+        log.info("pr job %s (%s#%d) %s", job_id, claimed.repo_full_name, claimed.pr_number, outcome)
+        return outcome
+
+    async def _claim(self, job_id: str) -> tuple[PrJob | None, int]:
+        async with self.db.session() as session:
+            job = await repo.job(session, job_id, lock=True)
+            if job is None or job.state not in ("queued", "running"):
+                return None, 0
+            now = now_ms()
+            if job.state == "running" and job.lease_until > now:
+                return None, job.lease_until - now
+            job.state = "running"
+            job.attempts += 1
+            job.lease_until = now + self.lease_ms
+            job.updated_at = now
+        return job, 0
+
+    async def _renew_lease(self, job_id: str) -> None:
+        while True:
+            await asyncio.sleep(self.settings.job_ack_wait_seconds / 3)
+            try:
+                async with self.db.session() as session:
+                    await repo.renew_lease(session, job_id, now_ms() + self.lease_ms)
+            except Exception as exc:  # a missed renewal only risks a second worker resuming the job
+                log.warning("lease renewal of %s failed: %s", job_id, exc)
+
+    async def _failed(self, msg: Msg, job: PrJob, exc: Exception, transient: bool) -> str:
+        delivered = msg.metadata.num_delivered if msg.metadata else 1
+        if transient and delivered < self.settings.job_max_deliver:
+            log.warning("pr job %s failed (attempt %d), will retry: %s", job.id, delivered, exc)
+            async with self.db.session() as session:
+                await repo.update_job(session, job.id, state="queued", lease_until=0, summary=str(exc)[:4000])
+            await msg.nak(delay=self.settings.job_retry_delay_seconds)
+            return "retry"
+        log.error("pr job %s failed permanently: %s", job.id, exc)
+        text = f"The review could not be completed: {exc}"
+        with contextlib.suppress(Exception):  # best effort: the code host may be what failed
+            await self._close_check_run(job, "neutral", review.note("Review could not be completed", text))
+        async with self.db.session() as session:
+            await jobs.finish(session, job.id, FAILED, conclusion="neutral", summary=text)
+        await msg.term()
+        return "failed"
+
+    # --- the job itself -------------------------------------------------------------------
+
+    async def process(self, job: PrJob) -> str:
+        pr = await self._read_pull(job)
+        if pr is None or pr.state != "open":
+            reason = "the pull request was closed" if pr else "the pull request no longer exists"
+            await self._close_check_run(job, "skipped", review.note("Skipped", f"Not reviewed: {reason}."))
+            await self._finish(job, DROPPED, summary=reason)
+            return DROPPED
+        if pr.head_sha != job.head_sha:
+            return await self._supersede(job, pr)
+        await self._open_check_run(job)
+        state = await self.gate.state(job.repo_full_name)
+        if state == IndexState.NOT_READY:
+            return await self._wait_for_index(job)
+        if state == IndexState.FAILED:
+            text = "Indexing this repository failed, so it was not reviewed."
+            await self._close_check_run(job, "neutral", review.note("Repository index failed", text))
+            await self._finish(job, SKIPPED, conclusion="neutral", summary=text)
+            return SKIPPED
+        files = await self.github.list_files(job.installation_id, job.repo_full_name, job.pr_number, MAX_FILES)
+        result = await self._analyze(job, pr, files)
+        if isinstance(result, str):
+            return result
+        plan = review.plan(files, result.findings, self.settings.max_review_comments)
+        review_id = await self._post_review(job, plan, len(result.findings))
+        conclusion = review.conclusion(result.findings, self.settings.fail_on)
+        await self._close_check_run(job, conclusion, review.summary(result, plan, len(files)))
+        await self._finish(
+            job,
+            COMPLETED,
+            conclusion=conclusion,
+            summary=f"{len(result.findings)} finding(s), {len(plan.comments)} comment(s)",
+            findings=len(result.findings),
+            comments=len(plan.comments),
+            review_id=review_id,
+        )
+        return COMPLETED
+
+    async def _read_pull(self, job: PrJob) -> PullInfo | None:
+        try:
+            return await self.github.get_pull(job.installation_id, job.repo_full_name, job.pr_number)
+        except GitHubError as exc:
+            if exc.status == 404:
+                return None
+            if exc.status == 401:  # a cached token the code host no longer accepts
+                self.github.forget_installation(job.installation_id)
+                raise Transient(str(exc)) from None
+            raise
+
+    async def _supersede(self, job: PrJob, pr: PullInfo) -> str:
+        """A newer head supersedes this job; make sure that head has a job of its own (its
+        webhook may never arrive: the code host does not retry failed deliveries)."""
+        text = f"Superseded by a newer commit ({pr.head_sha[:12]})."
+        await self._close_check_run(job, "skipped", review.note("Superseded", text))
+        async with self.db.session() as session:
+            await jobs.enqueue(session, job.installation_id, job.repo_full_name, job.pr_number, pr.head_sha, "")
+            await jobs.finish(session, job.id, SUPERSEDED, summary=text, superseded_by=pr.head_sha)
+        return SUPERSEDED
+
+    async def _wait_for_index(self, job: PrJob) -> str:
+        waited = now_ms() - job.waiting_since if job.waiting_since else 0
+        if waited > self.settings.index_wait_seconds * 1000:
+            text = "The repository was not indexed in time, so this pull request was not reviewed."
+            await self._close_check_run(job, "neutral", review.note("Repository not indexed", text))
+            await self._finish(job, SKIPPED, conclusion="neutral", summary=text)
+            return SKIPPED
+        note = review.note("Waiting for the repository index", "The review starts once the repository is indexed.")
+        await self._update_check_run(job, "queued", note)
+        if await self.gate.wait(job):
+            return "waiting_index"
+        # Indexed while we looked: straight back to the queue.
+        async with self.db.session() as session:
+            await jobs.requeue(session, job)
+        return "requeued"
+
+    async def _analyze(self, job: PrJob, pr: PullInfo, files: list) -> analyzer_pb2.AnalysisResult | str:
+        request = analyzer_pb2.AnalyzePullRequestRequest(
+            repo=job.repo_full_name,
+            base=pr.base_sha,
+            head=job.head_sha,
+            pr_number=job.pr_number,
+            format="json",
+            files=[analyzer_pb2.FilePatch(path=f.path, status=f.status, patch=f.patch) for f in files],
+        )
+        try:
+            return await call(self.analyzer.AnalyzePullRequest, request, timeout=120)
+        except RemoteError as exc:
+            # UNIMPLEMENTED without our error detail still means "not built yet", not a crash.
+            code = "not_implemented" if exc.status == grpc.StatusCode.UNIMPLEMENTED else exc.code
+            explanation = ANALYSIS_UNAVAILABLE.get(code)
+            if explanation is None:
+                raise
+            text = f"{explanation} No analysis ran ({code})."
+            await self._close_check_run(job, "neutral", review.note("Review not available", text))
+            await self._finish(job, SKIPPED, conclusion="neutral", summary=text)
+            return SKIPPED
+
+    async def _post_review(self, job: PrJob, plan: review.ReviewPlan, findings: int) -> int | None:
+        if job.review_id or not plan.comments:
+            return job.review_id
+        marker = review.review_marker(job.id)
+        gh, name, number = self.github, job.repo_full_name, job.pr_number
+        if job.attempts > 1:  # an earlier attempt may have posted it and died before recording it
+            existing = await gh.find_review(job.installation_id, name, number, marker)
+            if existing:
+                return existing
+        body = (
+            f"Code review: {findings} convention finding(s); {len(plan.comments)} on the changed lines are "
+            f"commented below.\n\n{marker}"
+        )
+        review_id = await gh.create_review(job.installation_id, name, number, job.head_sha, body, plan.comments)
+        async with self.db.session() as session:
+            await repo.update_job(session, job.id, review_id=review_id)
+        job.review_id = review_id
+        return review_id
+
+    # --- check runs -----------------------------------------------------------------------
+
+    async def _open_check_run(self, job: PrJob) -> None:
+        output = review.note("Reviewing", "Checking the changes against this repository's conventions.")
+        if not job.check_run_id and job.attempts > 1:  # created by an attempt that died before recording it
+            job.check_run_id = await self.github.find_check_run(
+                job.installation_id, job.repo_full_name, job.head_sha, job.id
+            )
+        if job.check_run_id:
+            await self._update_check_run(job, "in_progress", output)
+            return
+        check_run_id = await self.github.create_check_run(
+            job.installation_id, job.repo_full_name, job.head_sha, job.id, "in_progress", output
+        )
+        async with self.db.session() as session:
+            await repo.update_job(session, job.id, check_run_id=check_run_id)
+        job.check_run_id = check_run_id
+
+    async def _update_check_run(self, job: PrJob, status: str, output: dict[str, str]) -> None:
+        if job.check_run_id:
+            await self.github.update_check_run(
+                job.installation_id, job.repo_full_name, job.check_run_id, status=status, output=output
+            )
+
+    async def _close_check_run(self, job: PrJob, conclusion: str, output: dict[str, str]) -> None:
+        if job.check_run_id:
+            await self.github.update_check_run(
+                job.installation_id,
+                job.repo_full_name,
+                job.check_run_id,
+                status="completed",
+                conclusion=conclusion,
+                output=output,
+            )
+
+    async def _finish(self, job: PrJob, state: str, **values: object) -> None:
+        async with self.db.session() as session:
+            await jobs.finish(session, job.id, state, **values)  # type: ignore[arg-type]

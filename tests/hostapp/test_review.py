@@ -1,0 +1,70 @@
+"""Changed lines from unified-diff patches, and which findings become line comments."""
+
+from __future__ import annotations
+
+from services.contracts.v1 import analyzer_pb2
+from services.hostapp import review
+from services.hostapp.github import ChangedFile
+
+PATCH = "\n".join(
+    [
+        "@@ -1,4 +1,5 @@",
+        " import os",
+        "-import sys",
+        "+import sys, re",
+        "+import json",
+        " ",  # a context line that is blank
+        " def main():",
+        "@@ -20,3 +21,4 @@ def helper():",
+        "     return 1",
+        "+    # added at 22",
+        " ",
+        "\\ No newline at end of file",
+    ]
+)
+
+
+def finding(path: str, line: int, severity: str = "warning", end: int = 0) -> analyzer_pb2.Finding:
+    return analyzer_pb2.Finding(
+        path=path, start_line=line, end_line=end or line, severity=severity, rule="naming", message=f"at {line}"
+    )
+
+
+def test_added_lines_follow_hunk_headers_and_skip_removed_lines() -> None:
+    assert review.added_lines(PATCH) == {2, 3, 22}
+
+
+def test_added_lines_of_the_fixture_patch_without_bodies_is_empty() -> None:
+    assert review.added_lines("@@ -132,7 +132,7 @@ module Test @@ -1000,7 +1000,7 @@ module Test") == set()
+
+
+def test_only_findings_on_changed_lines_become_comments() -> None:
+    files = [ChangedFile("app.py", "modified", PATCH), ChangedFile("gone.py", "removed", "@@ -1 +0,0 @@\n-x")]
+    findings = [
+        finding("app.py", 2),
+        finding("app.py", 5),  # context line: not changed
+        finding("app.py", 20, end=22),  # a range that reaches a changed line
+        finding("other.py", 3),  # a file outside the pull request
+        finding("gone.py", 1),
+    ]
+    plan = review.plan(files, findings, max_comments=10)
+    assert sorted((c["path"], c["line"], c["side"]) for c in plan.comments) == [
+        ("app.py", 2, "RIGHT"),
+        ("app.py", 22, "RIGHT"),
+    ]
+    assert sorted((f.path, f.start_line) for f in plan.off_diff) == [("app.py", 5), ("gone.py", 1), ("other.py", 3)]
+
+
+def test_comment_cap_keeps_the_most_severe() -> None:
+    files = [ChangedFile("app.py", "modified", PATCH)]
+    plan = review.plan(files, [finding("app.py", 2, "info"), finding("app.py", 3, "error")], max_comments=1)
+    assert [c["line"] for c in plan.comments] == [3]
+    assert plan.on_diff == 2
+
+
+def test_conclusion_by_worst_severity() -> None:
+    assert review.conclusion([], "error") == "success"
+    assert review.conclusion([finding("a", 1, "warning")], "error") == "neutral"
+    assert review.conclusion([finding("a", 1, "error")], "error") == "failure"
+    assert review.conclusion([finding("a", 1, "warning")], "warning") == "failure"
+    assert review.conclusion([finding("a", 1, "error")], "never") == "neutral"

@@ -1,0 +1,334 @@
+"""A small local stand-in for the GitHub REST API endpoints hostapp calls, over loopback.
+
+It serves the recorded fixture bodies (tests/hostapp/fixtures/github/api, copies of GitHub's
+own examples) under a GitHub Enterprise style base URL (``http://127.0.0.1:PORT/api/v3``),
+checks the app JWT and the installation tokens it issued, and records every request so
+tests can assert what was posted. Tests steer it: the pull requests' state and head, the
+changed files, failures and stalls (a request that hangs, to kill a worker mid-job).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+FIXTURES = Path(__file__).resolve().parents[1] / "hostapp" / "fixtures" / "github"
+PREFIX = "/api/v3"
+APP_ID = "424242"
+
+
+def fixture(name: str) -> Any:
+    path = FIXTURES / name if (FIXTURES / name).exists() else FIXTURES / "api" / name
+    return json.loads(path.read_text())
+
+
+def _iso(ts: float) -> str:
+    return datetime.fromtimestamp(ts, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class Call:
+    method: str
+    path: str  # without the /api/v3 prefix
+    query: dict[str, list[str]]
+    headers: dict[str, str]
+    body: Any
+
+
+@dataclass
+class _Rule:
+    method: str
+    pattern: re.Pattern[str]
+    times: int
+    status: int = 0  # a failure to answer with
+    gate: threading.Event | None = None  # a stall: hold the request until set (or timeout)
+    entered: threading.Event = field(default_factory=threading.Event)
+
+
+class GitHubStandIn:
+    def __init__(self) -> None:
+        key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        self.private_key_pem = key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ).decode()
+        self.public_key = key.public_key()
+        self.app_id = APP_ID
+        self.lock = threading.Lock()
+        self.calls: list[Call] = []
+        self.tokens: dict[str, int] = {}  # issued token -> installation id
+        self.pulls: dict[tuple[str, int], dict[str, Any]] = {}
+        self.files: dict[tuple[str, int], list[dict[str, Any]]] = {}
+        self.check_runs: dict[int, dict[str, Any]] = {}
+        self.reviews: dict[int, dict[str, Any]] = {}
+        self.hook_deliveries: list[dict[str, Any]] = []
+        self.refused_installations: set[int] = set()
+        self.rules: list[_Rule] = []
+        self._ids = 1000
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server.daemon_threads = True
+        self.port = self.server.server_address[1]
+        self.thread = threading.Thread(target=self.server.serve_forever, name="github-standin", daemon=True)
+        self.thread.start()
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}{PREFIX}"
+
+    def env(self) -> dict[str, str]:
+        """Settings that point a hostapp process at this stand-in."""
+        return {
+            "CR_HOSTAPP_GITHUB_API_URL": self.url,
+            "CR_HOSTAPP_APP_ID": self.app_id,
+            "CR_HOSTAPP_PRIVATE_KEY": self.private_key_pem,
+        }
+
+    def close(self) -> None:
+        for rule in self.rules:
+            if rule.gate is not None:
+                rule.gate.set()
+        self.server.shutdown()
+        self.server.server_close()
+
+    # --- steering -------------------------------------------------------------------------
+
+    def next_id(self) -> int:
+        with self.lock:
+            self._ids += 1
+            return self._ids
+
+    def set_pull(self, full_name: str, number: int, *, head_sha: str, state: str = "open", base_sha: str = "") -> None:
+        with self.lock:
+            self.pulls[(full_name.lower(), number)] = {"head_sha": head_sha, "state": state, "base_sha": base_sha}
+
+    def set_files(self, full_name: str, number: int, files: list[dict[str, Any]]) -> None:
+        with self.lock:
+            self.files[(full_name.lower(), number)] = files
+
+    def fail(self, method: str, path_regex: str, status: int, times: int = 1) -> None:
+        with self.lock:
+            self.rules.append(_Rule(method, re.compile(path_regex), times, status=status))
+
+    def stall(self, method: str, path_regex: str, times: int = 1) -> _Rule:
+        """Hold the next matching request(s) until ``release()`` (or 120 s)."""
+        rule = _Rule(method, re.compile(path_regex), times, gate=threading.Event())
+        with self.lock:
+            self.rules.append(rule)
+        return rule
+
+    def calls_to(self, method: str, path_regex: str) -> list[Call]:
+        pattern = re.compile(path_regex)
+        with self.lock:
+            return [c for c in self.calls if c.method == method and pattern.fullmatch(c.path)]
+
+    def reset(self) -> None:
+        with self.lock:
+            for rule in self.rules:
+                if rule.gate is not None:
+                    rule.gate.set()
+            self.calls.clear()
+            self.pulls.clear()
+            self.files.clear()
+            self.check_runs.clear()
+            self.reviews.clear()
+            self.hook_deliveries.clear()
+            self.refused_installations.clear()
+            self.rules.clear()
+
+    # --- responses ------------------------------------------------------------------------
+
+    def rewrite(self, body: Any) -> Any:
+        """Fixture URLs point at api.github.com; PyGithub only follows URLs on its base URL."""
+        return json.loads(json.dumps(body).replace("https://api.github.com", self.url))
+
+    def match_rule(self, method: str, path: str) -> _Rule | None:
+        with self.lock:
+            for rule in self.rules:
+                if rule.times > 0 and rule.method == method and rule.pattern.fullmatch(path):
+                    rule.times -= 1
+                    return rule
+        return None
+
+
+def _handler(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
+    class Handler(BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def log_message(self, format: str, *args: Any) -> None:  # quiet test output
+            return
+
+        def do_GET(self) -> None:
+            self._serve("GET")
+
+        def do_POST(self) -> None:
+            self._serve("POST")
+
+        def do_PATCH(self) -> None:
+            self._serve("PATCH")
+
+        def _serve(self, method: str) -> None:
+            parts = urlsplit(self.path)
+            path = parts.path.removeprefix(PREFIX)
+            length = int(self.headers.get("content-length") or 0)
+            raw = self.rfile.read(length) if length else b""
+            body = json.loads(raw) if raw else None
+            call = Call(method, path, parse_qs(parts.query), {k.lower(): v for k, v in self.headers.items()}, body)
+            with standin.lock:
+                standin.calls.append(call)
+            rule = standin.match_rule(method, path)
+            if rule is not None and rule.gate is not None:
+                rule.entered.set()
+                rule.gate.wait(120)
+            if rule is not None and rule.status:
+                return self._send(rule.status, {"message": "stand-in failure"})
+            try:
+                status, payload = route(standin, call)
+            except PermissionError as exc:
+                status, payload = 401, {"message": str(exc)}
+            except LookupError as exc:
+                status, payload = 404, {"message": f"Not Found: {exc}"}
+            self._send(status, payload)
+
+        def _send(self, status: int, payload: Any) -> None:
+            data = json.dumps(payload).encode()
+            try:
+                self.send_response(status)
+                self.send_header("Content-Type", "application/json; charset=utf-8")
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+            except OSError:  # the client went away (a killed worker)
+                pass
+
+    return Handler
+
+
+def _require_app_jwt(standin: GitHubStandIn, call: Call) -> None:
+    auth = call.headers.get("authorization", "")
+    if not auth.startswith("Bearer "):
+        raise PermissionError("app JWT required")
+    try:
+        claims = jwt.decode(auth[7:], standin.public_key, algorithms=["RS256"])  # type: ignore[arg-type]
+    except jwt.PyJWTError as exc:
+        raise PermissionError(f"bad app JWT: {exc}") from None
+    if str(claims.get("iss")) != standin.app_id:
+        raise PermissionError("JWT issuer is not the app")
+
+
+def _require_token(standin: GitHubStandIn, call: Call) -> int:
+    auth = call.headers.get("authorization", "")
+    token = auth.split(" ", 1)[1] if " " in auth else ""
+    with standin.lock:
+        installation = standin.tokens.get(token)
+    if installation is None:
+        raise PermissionError("Bad credentials")
+    return installation
+
+
+def route(standin: GitHubStandIn, call: Call) -> tuple[int, Any]:
+    path, method = call.path, call.method
+    if m := re.fullmatch(r"/app/installations/(\d+)/access_tokens", path):
+        _require_app_jwt(standin, call)
+        installation = int(m.group(1))
+        if installation in standin.refused_installations:
+            raise LookupError("installation")
+        body = fixture("apps.create-installation-access-token.installation-token.json")
+        body["token"] = f"ghs_standin{installation}x{standin.next_id()}"
+        body["expires_at"] = _iso(time.time() + 3600)
+        with standin.lock:
+            standin.tokens[body["token"]] = installation
+        return 201, standin.rewrite(body)
+    if path == "/app/hook/deliveries" and method == "GET":
+        _require_app_jwt(standin, call)
+        with standin.lock:
+            return 200, copy.deepcopy(standin.hook_deliveries)
+    if (m := re.fullmatch(r"/app/hook/deliveries/(\d+)/attempts", path)) and method == "POST":
+        _require_app_jwt(standin, call)
+        return 202, {}
+    if not (m := re.fullmatch(r"/repos/([^/]+/[^/]+)(/.*)", path)):
+        raise LookupError(path)
+    _require_token(standin, call)
+    full_name, rest = m.group(1), m.group(2)
+    repo_url = f"{standin.url}/repos/{full_name}"
+    if (m := re.fullmatch(r"/pulls/(\d+)", rest)) and method == "GET":
+        return 200, _pull(standin, full_name, int(m.group(1)))
+    if (m := re.fullmatch(r"/pulls/(\d+)/files", rest)) and method == "GET":
+        _pull(standin, full_name, int(m.group(1)))
+        with standin.lock:
+            files = standin.files.get((full_name.lower(), int(m.group(1))))
+        return 200, standin.rewrite(files if files is not None else fixture("pulls.list-files.diff-entry-items.json"))
+    if m := re.fullmatch(r"/pulls/(\d+)/reviews", rest):
+        number = int(m.group(1))
+        if method == "GET":
+            with standin.lock:
+                found = [r for r in standin.reviews.values() if r["_pull"] == (full_name.lower(), number)]
+            return 200, [{k: v for k, v in r.items() if k != "_pull"} for r in found]
+        review = standin.rewrite(fixture("pulls.create-review.pull-request-review.json"))
+        review.update(id=standin.next_id(), body=call.body.get("body", ""), commit_id=call.body.get("commit_id"))
+        review["state"] = "COMMENTED"
+        with standin.lock:
+            standin.reviews[review["id"]] = {**review, "_pull": (full_name.lower(), number), "request": call.body}
+        return 200, review
+    if rest == "/check-runs" and method == "POST":
+        run = standin.rewrite(fixture("checks.create.check-run-example-of-completed-conclusion.json"))
+        run_id = standin.next_id()
+        run.update(id=run_id, url=f"{repo_url}/check-runs/{run_id}", conclusion=None, completed_at=None)
+        run.update({k: v for k, v in call.body.items() if k in ("name", "head_sha", "status", "external_id", "output")})
+        with standin.lock:
+            standin.check_runs[run_id] = run
+        return 201, run
+    if (m := re.fullmatch(r"/check-runs/(\d+)", rest)) and method == "PATCH":
+        with standin.lock:
+            run = standin.check_runs.get(int(m.group(1)))
+            if run is None:
+                raise LookupError("check run")
+            run.update(call.body)
+            return 200, copy.deepcopy(run)
+    if (m := re.fullmatch(r"/commits/([0-9a-f]+)/check-runs", rest)) and method == "GET":
+        name = call.query.get("check_name", [""])[0]
+        with standin.lock:
+            runs = [
+                copy.deepcopy(r)
+                for r in standin.check_runs.values()
+                if r["head_sha"] == m.group(1) and (not name or r["name"] == name)
+            ]
+        return 200, {"total_count": len(runs), "check_runs": runs}
+    raise LookupError(path)
+
+
+def _pull(standin: GitHubStandIn, full_name: str, number: int) -> dict[str, Any]:
+    with standin.lock:
+        state = standin.pulls.get((full_name.lower(), number))
+    if state is None:
+        raise LookupError("pull request")
+    pr = standin.rewrite(fixture("pull_request.opened.json")["pull_request"])
+    pr["number"] = number
+    pr["url"] = f"{standin.url}/repos/{full_name}/pulls/{number}"
+    pr["state"] = state["state"]
+    pr["head"]["sha"] = state["head_sha"]
+    if state["base_sha"]:
+        pr["base"]["sha"] = state["base_sha"]
+    return pr
+
+
+_E2E: GitHubStandIn | None = None
+
+
+def e2e_standin() -> GitHubStandIn:
+    """One stand-in for the e2e system (its hostapp process is pointed at it at start)."""
+    global _E2E
+    if _E2E is None:
+        _E2E = GitHubStandIn()
+    return _E2E
