@@ -1,0 +1,242 @@
+"""What a family's check sees: the model indexed by scope, and one file under review.
+
+The index is built once per loaded model (dict lookups keyed by rule and scope) so checking a
+file costs a handful of dictionary probes per identifier or line, which keeps the per-file check
+around a millisecond.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections.abc import Iterable
+from typing import Any
+
+import msgspec
+
+from services.analyzer.engine.conventions import (
+    DIRECTORY,
+    DOMAIN,
+    LANGUAGE,
+    REPOSITORY,
+    Convention,
+    ConventionModel,
+)
+from services.analyzer.engine.findings import Evidence, Finding, finding_id, fingerprint
+from services.analyzer.engine.thresholds import STRICT, level_at_least
+from services.source.facts import FileFacts, Symbol
+
+ScopeKey = tuple[str, str]
+
+
+class CheckPrefs(msgspec.Struct, frozen=True):
+    level: str = STRICT  # strict for PR comments, loose for dashboards
+    min_confidence: float = 0.0
+    families: frozenset[str] | None = None  # None: every family
+    max_per_rule: int = 3  # per file; beyond it one summary finding says how many more
+
+
+class ModelIndex:
+    def __init__(self, model: ConventionModel) -> None:
+        self.model = model
+        self.config = model.config
+        self.by_rule: dict[tuple[str, str], dict[ScopeKey, Convention]] = {}
+        for conv in model.conventions:
+            table = self.by_rule.setdefault((conv.rule, conv.language), {})
+            key = (conv.scope.kind, conv.scope.value)
+            # Keyed rules (vocabulary terms, layering pairs) share a scope: keep the strongest.
+            # A config override always wins over what was learned.
+            held = table.get(key)
+            if held is None or (conv.source == "config", conv.confidence) > (held.source == "config", held.confidence):
+                table[key] = conv
+        self.extra: dict[str, Any] = {}  # family-specific lookup tables, built lazily by families
+        self._chains: dict[tuple[str, str], tuple[ScopeKey, ...]] = {}
+        self._domains: dict[str, str] = {}
+
+    def find(self, rule: str, language: str, chain: Iterable[ScopeKey]) -> Convention | None:
+        table = self.by_rule.get((rule, language))
+        fallback = self.by_rule.get((rule, "")) if language else None
+        if table is None:
+            table, fallback = fallback, None
+            if table is None:
+                return None
+        for key in chain:
+            conv = table.get(key)
+            if conv is None and fallback is not None:
+                conv = fallback.get(key)
+            if conv is not None:
+                return conv
+        return None
+
+    def domain_of(self, path: str) -> str:
+        directory = posixpath.dirname(path)
+        hit = self._domains.get(directory)
+        if hit is not None:
+            return hit
+        d = directory
+        while True:
+            dom = self.model.domains.get(d)
+            if dom is not None or not d:
+                self._domains[directory] = dom or ""
+                return dom or ""
+            d = posixpath.dirname(d)
+
+    def chain(self, path: str, language: str) -> tuple[ScopeKey, ...]:
+        """Scopes from the most specific (the file's directory) to the repository."""
+        directory = posixpath.dirname(path)
+        cached = self._chains.get((directory, language))
+        if cached is not None:
+            return cached
+        keys: list[ScopeKey] = []
+        d = directory
+        while d:
+            keys.append((DIRECTORY, d))
+            d = posixpath.dirname(d)
+        domain = self.domain_of(path)
+        if domain:
+            keys.append((DOMAIN, domain))
+        keys.append((LANGUAGE, language))
+        keys.append((REPOSITORY, ""))
+        out = tuple(keys)
+        self._chains[(directory, language)] = out
+        return out
+
+
+def index_of(model: ConventionModel) -> ModelIndex:
+    idx = model.__dict__.get("_index")
+    if idx is None:
+        idx = ModelIndex(model)
+        model.__dict__["_index"] = idx
+    return idx
+
+
+class FileCheck:
+    """One file under review; families call :meth:`emit` and this applies every gate."""
+
+    def __init__(
+        self,
+        facts: FileFacts,
+        text: str,
+        index: ModelIndex,
+        prefs: CheckPrefs,
+        changed_lines: set[int] | None,
+    ) -> None:
+        self.facts = facts
+        self.text = text
+        self.path = facts.path
+        self.language = facts.language
+        self.index = index
+        self.prefs = prefs
+        self.changed = changed_lines
+        self.chain = index.chain(facts.path, facts.language)
+        self.findings: list[Finding] = []
+        self._lines: list[str] | None = None
+        self._per_rule: dict[str, int] = {}
+
+    @property
+    def lines(self) -> list[str]:
+        # str.splitlines() would also split on form feeds, which the stdlib uses between sections.
+        if self._lines is None:
+            self._lines = self.text.split("\n")
+        return self._lines
+
+    def find(self, rule: str) -> Convention | None:
+        return self.index.find(rule, self.language, self.chain)
+
+    def wants(self, conv: Convention | None) -> bool:
+        """Whether findings against ``conv`` can be reported at all (cheap pre-check)."""
+        if conv is None or not level_at_least(conv.level, self.prefs.level):
+            return False
+        if conv.confidence < self.prefs.min_confidence:
+            return False
+        if self.prefs.families is not None and conv.family not in self.prefs.families:
+            return False
+        return not self.index.config.is_disabled(conv.rule, conv.family)
+
+    def touches(self, start: int, end: int) -> bool:
+        if self.changed is None:
+            return True
+        return any(line in self.changed for line in range(start, end + 1))
+
+    def emit(
+        self,
+        conv: Convention,
+        line: int,
+        message: str,
+        *,
+        severity: str,
+        end_line: int | None = None,
+        suggestion: str | None = None,
+        key: str = "",
+        detail: dict[str, Any] | None = None,
+    ) -> bool:
+        end = end_line if end_line is not None else line
+        if not self.wants(conv) or not self.touches(line, end):
+            return False
+        seen = self._per_rule.get(conv.rule, 0)
+        self._per_rule[conv.rule] = seen + 1
+        if seen >= self.prefs.max_per_rule:
+            return False
+        evidence = Evidence(
+            convention=conv.id,
+            scope=conv.scope,
+            choice=conv.choice,
+            share=conv.share,
+            count=conv.count,
+            support=conv.support,
+            description=conv.description,
+            examples=conv.examples,
+            detail=dict(detail or {}),
+        )
+        self.findings.append(
+            Finding(
+                id="",
+                fingerprint=key,  # replaced in finish(); carries the discriminator until then
+                rule=conv.rule,
+                family=conv.family,
+                severity=self.index.config.severity_for(conv.rule, severity),
+                confidence=conv.confidence,
+                message=message,
+                path=self.path,
+                start_line=line,
+                end_line=end,
+                evidence=evidence,
+                suggestion=suggestion,
+                level=conv.level,
+            )
+        )
+        return True
+
+    def finish(self) -> list[Finding]:
+        """Attach fingerprints and the overflow notes, in line order."""
+        out: list[Finding] = []
+        seen: dict[tuple[str, str, str, str], int] = {}
+        symbols = sorted(self.facts.symbols, key=lambda s: (s.start_line, -s.end_line))
+        lines = self.lines
+        for f in sorted(self.findings, key=lambda f: (f.start_line, f.rule)):
+            symbol = enclosing(symbols, f.start_line)
+            text = lines[f.start_line - 1] if 0 < f.start_line <= len(lines) else ""
+            key = (f.rule, text.strip(), symbol, f.fingerprint)
+            occurrence = seen.get(key, 0)
+            seen[key] = occurrence + 1
+            fp = fingerprint(f.rule, f.path, text, symbol, f.fingerprint, occurrence)
+            out.append(msgspec.structs.replace(f, fingerprint=fp, id=finding_id(fp), symbol=symbol))
+        for rule, total in self._per_rule.items():
+            extra = total - self.prefs.max_per_rule
+            if extra > 0:
+                last = next(f for f in reversed(out) if f.rule == rule)
+                note = f" ({extra} more in this file)"
+                out[out.index(last)] = msgspec.structs.replace(last, message=last.message + note)
+        return out
+
+
+def enclosing(symbols: list[Symbol], line: int) -> str:
+    """Qualified name of the innermost symbol around ``line`` (symbols sorted by start line)."""
+    best: Symbol | None = None
+    for s in symbols:
+        if s.start_line > line:
+            break
+        if s.end_line >= line and (best is None or s.start_line >= best.start_line):
+            best = s
+    if best is None:
+        return ""
+    return f"{best.parent}.{best.name}" if best.parent else best.name

@@ -1,0 +1,170 @@
+"""The learned model: conventions with their evidence, and how it is stored.
+
+A :class:`Convention` says what a repository does (``choice``) in a ``scope``, how many
+observations it rests on (``count``), how many agree (``support``, ``share``), and whether it is
+strong enough to enforce (``level``). The :class:`ConventionModel` bundles the conventions with the
+few lookup tables the checker needs (vocabulary, module map, domains) and encodes with msgspec
+msgpack so the analyzer can keep it in one PostgreSQL ``bytea`` column and load it in milliseconds.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import msgspec
+
+from services.analyzer.engine.config import RepoConfig
+from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
+
+MODEL_SCHEMA_VERSION = 1
+
+REPOSITORY = "repository"
+LANGUAGE = "language"
+DOMAIN = "domain"
+DIRECTORY = "directory"
+SYMBOL_KIND = "symbol_kind"
+FILE = "file"
+SCOPE_KINDS: tuple[str, ...] = (REPOSITORY, LANGUAGE, DOMAIN, DIRECTORY, SYMBOL_KIND, FILE)
+
+Param = str | int | float | bool
+
+
+class Scope(msgspec.Struct, frozen=True, array_like=True):
+    kind: str
+    value: str = ""
+
+    def describe(self) -> str:
+        if self.kind == REPOSITORY or not self.value:
+            return "in this repository"
+        if self.kind == LANGUAGE:
+            return f"in {self.value} files"
+        if self.kind == DIRECTORY:
+            return f"in `{self.value}/`"
+        return f"in {self.kind} `{self.value}`"
+
+
+class Convention(msgspec.Struct, omit_defaults=True):
+    id: str  # rule@scope(+language): unique within a model, stable across relearning
+    family: str
+    rule: str
+    scope: Scope
+    choice: str
+    share: float
+    count: int  # observations it rests on
+    support: int  # observations that agree with the choice
+    language: str = ""
+    level: str = "off"  # strict | loose | off, from the thresholds in force when learned
+    confidence: float = 0.0  # Wilson lower bound of share at this count
+    description: str = ""  # "412 of 430 functions in `src/api/` (96%) are snake_case"
+    examples: tuple[str, ...] = ()
+    alternatives: dict[str, int] = {}
+    params: dict[str, Param] = {}
+    source: str = "learned"  # learned | config | reports
+
+    @property
+    def enforced(self) -> bool:
+        return self.level == STRICT
+
+
+class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
+    """Everything the checker needs about one repository at one commit.
+
+    ``dict=True`` lets the checker attach its lookup index to the instance at first use without
+    that index ever being serialized.
+    """
+
+    conventions: list[Convention]
+    files: int = 0
+    repository: str = ""
+    commit: str = ""
+    vocabulary: dict[str, int] = {}  # word -> distinct names using it
+    modules: dict[str, str] = {}  # dotted module -> path, to resolve imports of a file under review
+    domains: dict[str, str] = {}  # directory -> domain
+    config: RepoConfig = msgspec.field(default_factory=RepoConfig)
+    thresholds: Thresholds = DEFAULT_THRESHOLDS
+    schema: int = MODEL_SCHEMA_VERSION
+
+
+def wilson_lower(support: int, count: int, z: float = 1.96) -> float:
+    """Lower bound of the 95% Wilson interval: a share that is also sure of its sample size."""
+    if count <= 0:
+        return 0.0
+    p = support / count
+    denom = 1 + z * z / count
+    centre = p + z * z / (2 * count)
+    margin = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count))
+    return max(0.0, (centre - margin) / denom)
+
+
+def make(
+    family: str,
+    rule: str,
+    scope: Scope,
+    choice: str,
+    support: int,
+    count: int,
+    thresholds: Thresholds,
+    *,
+    language: str = "",
+    subject: str = "",
+    predicate: str = "",
+    examples: tuple[str, ...] | list[str] = (),
+    alternatives: dict[str, int] | None = None,
+    params: dict[str, Param] | None = None,
+    key: str = "",
+) -> Convention:
+    share = support / count if count else 0.0
+    lang = f"[{language}]" if language else ""
+    if scope.kind == LANGUAGE:
+        description = f"{support} of {count} {scope.value} {subject} ({share:.0%}) {predicate}"
+    else:
+        description = f"{support} of {count} {subject} {scope.describe()} ({share:.0%}) {predicate}"
+    return Convention(
+        id=f"{rule}@{scope.kind}:{scope.value}{lang}" + (f"#{key}" if key else ""),
+        family=family,
+        rule=rule,
+        scope=scope,
+        choice=choice,
+        share=round(share, 4),
+        count=count,
+        support=support,
+        language=language,
+        level=thresholds.level(rule, share, count),
+        confidence=round(wilson_lower(support, count), 4),
+        description=description.strip(),
+        examples=tuple(examples)[:5],
+        alternatives=dict(alternatives or {}),
+        params=dict(params or {}),
+    )
+
+
+def relevel(model: ConventionModel, thresholds: Thresholds) -> ConventionModel:
+    """The same model judged by other thresholds (used by the benchmark and by config edits)."""
+    convs = [
+        c if c.source != "learned" else msgspec.structs.replace(c, level=thresholds.level(c.rule, c.share, c.count))
+        for c in model.conventions
+    ]
+    return msgspec.structs.replace(model, conventions=convs, thresholds=thresholds)
+
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(ConventionModel)
+_json_encoder = msgspec.json.Encoder()
+
+
+def encode_model(model: ConventionModel) -> bytes:
+    return _encoder.encode(model)
+
+
+def decode_model(data: bytes) -> ConventionModel:
+    return _decoder.decode(data)
+
+
+def to_builtins(obj: Any) -> Any:
+    """JSON-ready form of a convention, model or finding (for ``review_context`` and the API)."""
+    return msgspec.to_builtins(obj)
+
+
+def model_to_json(model: ConventionModel) -> bytes:
+    return _json_encoder.encode(model)

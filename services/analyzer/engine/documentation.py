@@ -1,0 +1,136 @@
+"""Documentation family: docstring and type-annotation rates on public symbols.
+
+Only public, non-test, top-level or class-level symbols count: a nested helper or ``_private``
+function is not part of what a repository documents. Dunder methods are left out because their
+meaning is fixed by the language.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import msgspec
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.findings import INFO
+from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.source.facts import FileFacts, Symbol
+
+FAMILY = "documentation"
+KINDS: tuple[str, ...] = ("function", "method", "class")
+TYPED_KINDS: tuple[str, ...] = ("function", "method")
+_PLURAL = {"class": "classes"}
+
+
+def doc_rule(kind: str) -> str:
+    return f"documentation.docstring.{kind}"
+
+
+def type_rule(kind: str) -> str:
+    return f"typing.annotations.{kind}"
+
+
+def public_symbols(f: FileFacts) -> list[Symbol]:
+    if f.is_test:
+        return []
+    functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
+    private_classes = {s.name for s in f.symbols if s.kind == "class" and s.visibility != "public"}
+    out: dict[tuple[str, str, str], Symbol] = {}
+    for s in f.symbols:
+        if s.kind not in KINDS or s.visibility != "public" or s.is_test:
+            continue
+        if s.name.startswith("_") or (s.name.startswith("__") and s.name.endswith("__")):
+            continue
+        if s.parent and (s.parent in functions or s.parent in private_classes or s.parent.startswith("_")):
+            continue
+        key = (s.kind, s.parent, s.name)
+        first = out.get(key)
+        if first is None:
+            out[key] = s
+        else:
+            # Overloads (TypeScript signatures, @overload, property setters) are one symbol:
+            # documented or annotated once is enough.
+            out[key] = msgspec.structs.replace(
+                first,
+                has_docstring=first.has_docstring or s.has_docstring,
+                has_annotations=first.has_annotations or s.has_annotations,
+            )
+    return list(out.values())
+
+
+def _build(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
+    subject = f"public {_PLURAL.get(kind, kind + 's')}"
+    predicate = "have a docstring" if good == "documented" else "annotate every parameter and the return"
+
+    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        if not counts:
+            return None
+        choice = max(counts, key=lambda k: (counts[k], k))
+        pred = predicate if choice == good else "lack " + ("docstrings" if good == "documented" else "annotations")
+        return make(
+            FAMILY,
+            rule,
+            scope,
+            choice,
+            counts[choice],
+            sum(counts.values()),
+            inp.thresholds,
+            language=language,
+            subject=subject,
+            predicate=pred,
+            alternatives={k: n for k, n in counts.items() if k != choice},
+        )
+
+    return build
+
+
+def learn(inp: LearnInput) -> list[Convention]:
+    docs = {k: Tally() for k in KINDS}
+    types = {k: Tally() for k in TYPED_KINDS}
+    for f in inp.files:
+        dom = inp.domains.get(f.path, "")
+        for s in public_symbols(f):
+            docs[s.kind].add(f.language, f.path, dom, "documented" if s.has_docstring else "undocumented")
+            if s.kind in types:
+                types[s.kind].add(f.language, f.path, dom, "annotated" if s.has_annotations else "unannotated")
+    out: list[Convention] = []
+    for kind, tally in docs.items():
+        rule = doc_rule(kind)
+        build = _build(rule, kind, "documented", inp)
+        out.extend(scoped_conventions(tally, build, inp, rule, with_domains=True))
+    for kind, tally in types.items():
+        rule = type_rule(kind)
+        build = _build(rule, kind, "annotated", inp)
+        out.extend(scoped_conventions(tally, build, inp, rule, with_domains=True))
+    return out
+
+
+def check(fc: FileCheck) -> None:
+    symbols = public_symbols(fc.facts)
+    if not symbols:
+        return
+    convs: dict[str, Convention | None] = {}
+
+    def conv_for(rule: str) -> Convention | None:
+        if rule not in convs:
+            conv = fc.find(rule)
+            convs[rule] = conv if conv is not None and fc.wants(conv) else None
+        return convs[rule]
+
+    for s in symbols:
+        if not fc.touches(s.start_line, s.start_line):
+            continue
+        label = f"public {s.kind} `{s.name}`"
+        doc = conv_for(doc_rule(s.kind))
+        if doc is not None and doc.choice == "documented" and not s.has_docstring:
+            fc.emit(doc, s.start_line, f"{label} has no docstring, but {doc.description}", severity=INFO, key=s.name)
+        typed = conv_for(type_rule(s.kind)) if s.kind in TYPED_KINDS else None
+        if typed is not None and typed.choice == "annotated" and not s.has_annotations:
+            fc.emit(
+                typed,
+                s.start_line,
+                f"{label} is not fully annotated, but {typed.description}",
+                severity=INFO,
+                key=s.name,
+            )

@@ -1,0 +1,169 @@
+"""Formatting family: indentation, quotes, line length, whitespace, final newline, line endings.
+
+Learned from the per-file measurements in the facts; checked line by line on the text (see
+``layout``), because a pull request changes lines, not files. Line length is learned, not assumed: the limit is the
+smallest customary limit that the repository's files actually keep.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from services.analyzer.engine import layout
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.findings import INFO
+from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.textscan import QUOTE_LANGUAGES
+
+FAMILY = "formatting"
+UNIT = "formatting.indent.unit"
+WIDTH = "formatting.indent.width"
+QUOTES = "formatting.quotes"
+LENGTH = "formatting.line_length"
+TRAILING = "formatting.trailing_whitespace"
+FINAL_NEWLINE = "formatting.final_newline"
+LINE_ENDINGS = "formatting.line_endings"
+
+# Limits people actually configure; the learned limit is the smallest one the files keep.
+CUSTOMARY_LIMITS: tuple[int, ...] = (79, 80, 88, 99, 100, 110, 119, 120)
+_MIN_INDENTED = 5  # a file with fewer indented lines says nothing about indentation
+_MIN_LITERALS = 3
+
+_TEXT: dict[str, tuple[str, str]] = {
+    UNIT: ("files", "indent with"),
+    WIDTH: ("space-indented files", "indent by"),
+    QUOTES: ("string literals", "use"),
+    TRAILING: ("files", "have"),
+    FINAL_NEWLINE: ("files", ""),
+    LINE_ENDINGS: ("files", "use"),
+}
+
+
+def _builder(rule: str, inp: LearnInput) -> Build:
+    subject, verb = _TEXT[rule]
+
+    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        if not counts:
+            return None
+        choice = max(counts, key=lambda k: (counts[k], k))
+        total = sum(counts.values())
+        label = {"none": "no trailing whitespace", "space": "spaces", "tab": "tabs"}.get(choice, choice)
+        if rule == QUOTES:
+            label = f"{choice} quotes"
+        elif rule == WIDTH:
+            label = f"{choice} spaces"
+        elif rule == LINE_ENDINGS:
+            label = f"{choice.upper()} line endings"
+        predicate = f"{verb} {label}"
+        if rule == FINAL_NEWLINE:
+            predicate = "end with a newline" if choice == "yes" else "do not end with a newline"
+        return make(
+            FAMILY,
+            rule,
+            scope,
+            choice,
+            counts[choice],
+            total,
+            inp.thresholds,
+            language=language,
+            subject=subject,
+            predicate=predicate,
+            alternatives={k: n for k, n in counts.items() if k != choice},
+        )
+
+    return build
+
+
+def _line_length(inp: LearnInput, language: str, maxima: list[int]) -> Convention | None:
+    if not maxima:
+        return None
+    loose = inp.thresholds.bar(LENGTH).loose.min_share
+    total = len(maxima)
+    limit = CUSTOMARY_LIMITS[-1]
+    for candidate in CUSTOMARY_LIMITS:
+        if sum(1 for m in maxima if m <= candidate) / total >= loose:
+            limit = candidate
+            break
+    support = sum(1 for m in maxima if m <= limit)
+    return make(
+        FAMILY,
+        LENGTH,
+        Scope("language", language),
+        str(limit),
+        support,
+        total,
+        inp.thresholds,
+        language=language,
+        subject="files",
+        predicate=f"keep every line within {limit} characters",
+        params={"limit": limit, "p95_of_file_maxima": sorted(maxima)[int(0.95 * (total - 1))]},
+    )
+
+
+def learn(inp: LearnInput) -> list[Convention]:
+    tallies = {rule: Tally() for rule in _TEXT}
+    maxima: dict[str, list[int]] = {}
+    for f in inp.files:
+        fm = f.formatting
+        if fm is None or not f.language or f.lines == 0:
+            continue
+        lang, dom = f.language, inp.domains.get(f.path, "")
+        if fm.indented_lines >= _MIN_INDENTED and fm.indent_unit in ("space", "tab"):
+            tallies[UNIT].add(lang, f.path, dom, fm.indent_unit)
+            if fm.indent_unit == "space" and fm.indent_width > 0:
+                tallies[WIDTH].add(lang, f.path, dom, str(fm.indent_width))
+        if lang in QUOTE_LANGUAGES and fm.quote_double + fm.quote_single >= _MIN_LITERALS:
+            for quote, n in (("double", fm.quote_double), ("single", fm.quote_single)):
+                if n:
+                    tallies[QUOTES].add(lang, f.path, dom, quote, n=n)
+        tallies[TRAILING].add(lang, f.path, dom, "none" if fm.trailing_whitespace_lines == 0 else "some")
+        tallies[FINAL_NEWLINE].add(lang, f.path, dom, "yes" if fm.final_newline else "no")
+        if fm.line_ending in ("lf", "crlf", "mixed"):
+            tallies[LINE_ENDINGS].add(lang, f.path, dom, fm.line_ending)
+        maxima.setdefault(lang, []).append(fm.max_line_length)
+    out: list[Convention] = []
+    for rule, tally in tallies.items():
+        out.extend(scoped_conventions(tally, _builder(rule, inp), inp, rule))
+    for lang, values in maxima.items():
+        conv = _line_length(inp, lang, values)
+        if conv is not None:
+            out.append(conv)
+    return out
+
+
+def check(fc: FileCheck) -> None:
+    if fc.facts.formatting is None:
+        return
+    layout.indentation(fc, fc.find(UNIT), fc.find(WIDTH))
+    quotes = fc.find(QUOTES)
+    if fc.language in QUOTE_LANGUAGES and quotes is not None and fc.wants(quotes):
+        layout.quotes(fc, quotes)
+    length = fc.find(LENGTH)
+    if length is not None and length.choice.isdigit() and fc.wants(length):
+        layout.long_lines(fc, length)
+    trailing = fc.find(TRAILING)
+    if trailing is not None and trailing.choice == "none" and fc.wants(trailing):
+        layout.trailing_whitespace(fc, trailing)
+    _file_level(fc)
+
+
+def _file_level(fc: FileCheck) -> None:
+    fm = fc.facts.formatting
+    assert fm is not None
+    last = max(1, fc.facts.lines)
+    final = fc.find(FINAL_NEWLINE)
+    if final is not None and fc.wants(final) and fc.text:
+        has = fm.final_newline
+        if (final.choice == "yes") != has:
+            verb = "does not end" if final.choice == "yes" else "ends"
+            fc.emit(final, last, f"file {verb} with a newline, but {final.description}", severity=INFO)
+    endings = fc.find(LINE_ENDINGS)
+    if endings is not None and fc.wants(endings) and fm.line_ending not in ("none", endings.choice):
+        fc.emit(
+            endings,
+            1,
+            f"file uses {fm.line_ending} line endings, but {endings.description}",
+            severity=INFO,
+            end_line=last,
+        )

@@ -1,0 +1,143 @@
+"""Idioms family: error handling and output habits (bare excepts, swallowed errors, print, log style).
+
+The facts record occurrences, not opportunities, so the evidence is counted in files: "1,204 of
+1,210 files never use a bare except". Prints in scripts, ``main()`` functions and ``__main__``
+blocks are how command-line tools talk, so they do not count as prints in library code.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+
+from services.analyzer.engine.context import FileCheck, enclosing
+from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.findings import WARNING
+from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.source.facts import FileFacts
+
+FAMILY = "idioms"
+AVOIDED: dict[str, tuple[str, str]] = {
+    # statement kind -> (rule, what it is)
+    "bare_except": ("idioms.bare_except", "a bare `except:`"),
+    "broad_except": ("idioms.broad_except", "`except Exception`"),
+    "swallowed_exception": ("idioms.swallowed_exception", "an exception handler that swallows the error"),
+    "print_call": ("idioms.print", "`print()` in library code"),
+}
+LOG_STYLE = "idioms.logging_format"
+_SCRIPT_DIRS = frozenset({"scripts", "script", "examples", "example", "tools", "bin", "docs", "demo", "demos"})
+_SCRIPT_FILES = frozenset({"__main__.py", "setup.py", "conftest.py", "manage.py"})
+_SCRIPT_FUNCS = frozenset({"main", "_main", "_test", "test", "demo", "_demo", "usage", "_usage", "cli", "_cli"})
+_FIXES = {"bare_except": ("except:", "except Exception:")}
+
+
+def is_script(path: str) -> bool:
+    parts = path.split("/")
+    return posixpath.basename(path) in _SCRIPT_FILES or bool(_SCRIPT_DIRS & set(parts[:-1]))
+
+
+def _main_guard_line(text: str) -> int:
+    """Line of a module-level ``if __name__ == "__main__":`` (0 when absent)."""
+    at = text.find("if __name__ ==")
+    while at != -1 and at > 0 and text[at - 1] != "\n":
+        at = text.find("if __name__ ==", at + 1)
+    return text.count("\n", 0, at) + 1 if at != -1 else 0
+
+
+def occurrences(f: FileFacts, kind: str, main_guard: int = 0) -> list[int]:
+    lines = [s.line for s in f.statements if s.kind == kind and s.detail != "main"]
+    if kind != "print_call" or not lines:
+        return lines
+    symbols = sorted(f.symbols, key=lambda s: (s.start_line, -s.end_line))
+    out = []
+    for line in lines:
+        if main_guard and line > main_guard:
+            continue
+        qual = enclosing(symbols, line)
+        if qual.rsplit(".", 1)[-1] in _SCRIPT_FUNCS or qual.split(".", 1)[0] in _SCRIPT_FUNCS:
+            continue
+        out.append(line)
+    return out
+
+
+def _eligible(f: FileFacts, kind: str) -> bool:
+    if kind == "print_call":
+        return not f.is_test and not is_script(f.path)
+    return True
+
+
+def _build(rule: str, what: str, inp: LearnInput) -> Build:
+    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        if not counts:
+            return None
+        choice = max(counts, key=lambda k: (counts[k], k))
+        if rule == LOG_STYLE:
+            subject, predicate = "logging calls", f"format {choice}"
+        else:
+            subject = "files" if rule != "idioms.print" else "library files"
+            predicate = f"never use {what}" if choice == "never" else f"use {what}"
+        return make(
+            FAMILY,
+            rule,
+            scope,
+            choice,
+            counts[choice],
+            sum(counts.values()),
+            inp.thresholds,
+            language=language,
+            subject=subject,
+            predicate=predicate,
+            alternatives={k: n for k, n in counts.items() if k != choice},
+        )
+
+    return build
+
+
+def learn(inp: LearnInput) -> list[Convention]:
+    tallies = {kind: Tally() for kind in AVOIDED}
+    log_style = Tally()
+    statement_languages = {f.language for f in inp.files if f.statements}
+    for f in inp.files:
+        if f.language not in statement_languages:
+            continue
+        dom = inp.domains.get(f.path, "")
+        for kind in AVOIDED:
+            if _eligible(f, kind):
+                tallies[kind].add(f.language, f.path, dom, "uses" if occurrences(f, kind) else "never")
+        logs = sum(1 for s in f.statements if s.kind == "logging_call")
+        eager = sum(1 for s in f.statements if s.kind == "fstring_log")
+        if logs:
+            log_style.add(f.language, f.path, dom, "lazily (%-style arguments)", n=max(0, logs - eager))
+            if eager:
+                log_style.add(f.language, f.path, dom, "with f-strings", n=eager)
+    out: list[Convention] = []
+    for kind, tally in tallies.items():
+        rule, what = AVOIDED[kind]
+        out.extend(scoped_conventions(tally, _build(rule, what, inp), inp, rule))
+    out.extend(scoped_conventions(log_style, _build(LOG_STYLE, "", inp), inp, LOG_STYLE))
+    return out
+
+
+def check(fc: FileCheck) -> None:
+    guard = -1
+    for kind, (rule, what) in AVOIDED.items():
+        conv = fc.find(rule)
+        if conv is None or conv.choice != "never" or not fc.wants(conv) or not _eligible(fc.facts, kind):
+            continue
+        if kind == "print_call" and guard < 0:
+            guard = _main_guard_line(fc.text)
+        for line in occurrences(fc.facts, kind, max(guard, 0)):
+            fix = _FIXES.get(kind)
+            text = fc.lines[line - 1] if 0 < line <= len(fc.lines) else ""
+            suggestion = text.replace(fix[0], fix[1], 1) if fix and fix[0] in text else None
+            fc.emit(conv, line, f"uses {what}; {conv.description}", severity=WARNING, suggestion=suggestion)
+    style = fc.find(LOG_STYLE)
+    if style is not None and style.choice.startswith("lazily") and fc.wants(style):
+        for s in fc.facts.statements:
+            if s.kind == "fstring_log":
+                fc.emit(
+                    style,
+                    s.line,
+                    f"logging call formats its message eagerly with an f-string, but {style.description}",
+                    severity=WARNING,
+                )

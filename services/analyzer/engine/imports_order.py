@@ -1,0 +1,97 @@
+"""Formatting family, import layout: whether the file's imports come grouped stdlib, third-party, local.
+
+Only the imports above the first function or class count: imports inside functions are placed
+by need, not by layout.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.findings import INFO
+from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.source.facts import FileFacts, Import
+
+FAMILY = "formatting"
+RULE = "formatting.imports.order"
+RANK = {"stdlib": 0, "third_party": 1, "local": 2}
+_LABEL = {0: "standard-library", 1: "third-party", 2: "local"}
+LANGUAGES = frozenset({"python"})
+
+
+def top_imports(f: FileFacts) -> list[Import]:
+    first_def = min(
+        (s.start_line for s in f.symbols if s.kind in ("function", "class", "method")),
+        default=1 << 30,
+    )
+    return sorted((i for i in f.imports if i.line < first_def and i.group in RANK), key=lambda i: i.line)
+
+
+def _out_of_order(imports: list[Import]) -> tuple[Import, int] | None:
+    """The first import placed after one of a later group, with that group's rank."""
+    highest = -1
+    for imp in imports:
+        rank = RANK[imp.group]
+        if rank < highest:
+            return imp, highest
+        highest = max(highest, rank)
+    return None
+
+
+def _build(inp: LearnInput) -> Build:
+    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        if not counts:
+            return None
+        choice = max(counts, key=lambda k: (counts[k], k))
+        return make(
+            FAMILY,
+            RULE,
+            scope,
+            choice,
+            counts[choice],
+            sum(counts.values()),
+            inp.thresholds,
+            language=language,
+            subject="files importing from several groups",
+            predicate="keep them in order standard library, third-party, local"
+            if choice == "ordered"
+            else "interleave import groups",
+            alternatives={k: n for k, n in counts.items() if k != choice},
+        )
+
+    return build
+
+
+def learn(inp: LearnInput) -> list[Convention]:
+    tally = Tally()
+    for f in inp.files:
+        if f.language not in LANGUAGES:
+            continue
+        imports = top_imports(f)
+        if len({i.group for i in imports}) < 2:
+            continue
+        value = "ordered" if _out_of_order(imports) is None else "interleaved"
+        tally.add(f.language, f.path, inp.domains.get(f.path, ""), value)
+    return scoped_conventions(tally, _build(inp), inp, RULE)
+
+
+def check(fc: FileCheck) -> None:
+    if fc.language not in LANGUAGES:
+        return
+    conv = fc.find(RULE)
+    if conv is None or conv.choice != "ordered" or not fc.wants(conv):
+        return
+    found = _out_of_order(top_imports(fc.facts))
+    if found is None:
+        return
+    imp, after = found
+    what = _LABEL[RANK[imp.group]]
+    fc.emit(
+        conv,
+        imp.line,
+        f"{what} import `{imp.module}` comes after {_LABEL[after]} imports, but {conv.description}",
+        severity=INFO,
+        key=imp.module,
+    )

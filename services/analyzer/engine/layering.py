@@ -1,0 +1,201 @@
+"""Dependencies family, layering: the direction of imports between domains.
+
+From the import network: when files of domain A import domain B and no file of B imports A, B
+sits below A, and a new import from B into A inverts the layering. Pairs of sizeable domains
+with no edge at all are recorded too ("isolation"), but only at the loose level: absence of an
+edge is weaker evidence than a direction.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import defaultdict
+
+import msgspec
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import DOMAIN, Convention, Scope, make
+from services.analyzer.engine.findings import WARNING
+from services.analyzer.engine.learning import LearnInput
+from services.analyzer.engine.thresholds import OFF
+from services.source.facts import FileFacts, Import
+
+FAMILY = "dependencies"
+RULE = "dependencies.layering"
+ISOLATION = "dependencies.isolation"
+_MAX_ISOLATION_DOMAINS = 40  # keeps the quadratic pair list small
+_JS = frozenset({"javascript", "typescript", "tsx", "jsx"})
+_JS_EXTENSIONS = frozenset({".js", ".jsx", ".mjs", ".cjs", ".ts", ".tsx", ".mts", ".cts"})
+
+
+def resolve(f: FileFacts, imp: Import, modules: dict[str, str]) -> str:
+    """The repository file an import points to, using the extractor's answer when it has one."""
+    if imp.resolved_path:
+        return imp.resolved_path
+    if not modules:
+        return ""
+    if f.language in _JS:
+        return _resolve_js(f, imp, modules)
+    if f.language != "python":
+        return ""
+    name = imp.module
+    if name.startswith("."):
+        level = len(name) - len(name.lstrip("."))
+        package = f.module.split(".") if f.module else []
+        if not f.path.endswith("__init__.py"):
+            package = package[:-1]
+        if level > 1:
+            package = package[: len(package) - (level - 1)]
+        rest = name[level:]
+        name = ".".join([*package, rest] if rest else package)
+    for n in imp.names:
+        hit = modules.get(f"{name}.{n}") if n and n != "*" else None
+        if hit:
+            return hit
+    while name:
+        hit = modules.get(name)
+        if hit:
+            return hit
+        name = name.rpartition(".")[0]
+    return ""
+
+
+def _resolve_js(f: FileFacts, imp: Import, modules: dict[str, str]) -> str:
+    """Relative JS/TS imports by path stem ("./core/Axios" -> lib/core/Axios.js, a directory -> index)."""
+    spec = imp.module.split("?", 1)[0]
+    if not spec.startswith("."):
+        return ""
+    base = posixpath.normpath(posixpath.join(posixpath.dirname(f.path), spec))
+    stem, ext = posixpath.splitext(base)
+    if ext in _JS_EXTENSIONS:
+        base = stem
+    return modules.get(base) or modules.get(f"{base}/index") or ""
+
+
+def module_map(files: list[FileFacts]) -> dict[str, str]:
+    """Module name -> path: dotted names for Python, path stems for JavaScript/TypeScript."""
+    return {f.module: f.path for f in files if f.module and (f.language == "python" or f.language in _JS)}
+
+
+def edges(inp: LearnInput, modules: dict[str, str]) -> dict[tuple[str, str], set[str]]:
+    """(importing domain, imported domain) -> importing files, tests left out."""
+    out: dict[tuple[str, str], set[str]] = defaultdict(set)
+    for f in inp.files:
+        src = inp.domains.get(f.path, "")
+        if not src or f.is_test:
+            continue
+        for imp in f.imports:
+            target = resolve(f, imp, modules)
+            dst = inp.domains.get(target, "") if target else ""
+            if dst and dst != src:
+                out[(src, dst)].add(f.path)
+    return out
+
+
+def learn(inp: LearnInput, modules: dict[str, str]) -> list[Convention]:
+    graph = edges(inp, modules)
+    out: list[Convention] = []
+    for (upper, lower), files in graph.items():
+        reverse = len(graph.get((lower, upper), ()))
+        forward = len(files)
+        # A package and its own subpackage import each other as a matter of course (the
+        # package's __init__ re-exports), so nesting says nothing about layers.
+        if forward <= reverse or _nested(upper, lower):
+            continue
+        conv = make(
+            FAMILY,
+            RULE,
+            Scope(DOMAIN, lower),
+            "one-way",
+            forward,
+            forward + reverse,
+            inp.thresholds,
+            subject=f"files importing between `{upper}` and `{lower}`",
+            predicate=f"point from `{upper}` to `{lower}`",
+            key=f"{lower}->{upper}",
+            examples=sorted(files)[:5],
+            params={"from": upper, "to": lower, "forward": forward, "reverse": reverse},
+        )
+        if conv.level != OFF:
+            back = f"{reverse} import" if reverse else "none imports"
+            text = f"{forward} files in `{upper}` import `{lower}` and {back} the other way"
+            out.append(msgspec.structs.replace(conv, description=text))
+    sizes: dict[str, int] = defaultdict(int)
+    for f in inp.files:
+        dom = inp.domains.get(f.path, "")
+        if dom and not f.is_test:
+            sizes[dom] += 1
+    active = {d for pair in graph for d in pair}
+    big = sorted((d for d in sizes if d in active), key=lambda d: -sizes[d])[:_MAX_ISOLATION_DOMAINS]
+    for i, a in enumerate(big):
+        for b in big[i + 1 :]:
+            if (a, b) in graph or (b, a) in graph or _nested(a, b):
+                continue
+            n = min(sizes[a], sizes[b])
+            conv = make(
+                FAMILY,
+                ISOLATION,
+                Scope(DOMAIN, a),
+                "isolated",
+                n,
+                n,
+                inp.thresholds,
+                subject="files in the smaller domain",
+                predicate=f"of `{a}` and `{b}` never import each other",
+                key=f"{a}|{b}",
+                params={"a": a, "b": b, "files_a": sizes[a], "files_b": sizes[b]},
+            )
+            if conv.level != OFF:
+                text = f"`{a}` ({sizes[a]} files) and `{b}` ({sizes[b]} files) never import each other"
+                out.append(msgspec.structs.replace(conv, description=text))
+    return out
+
+
+def _nested(a: str, b: str) -> bool:
+    return a.startswith(b + "/") or b.startswith(a + "/")
+
+
+def _pairs(fc: FileCheck) -> dict[tuple[str, str], Convention]:
+    """(importing domain, imported domain) -> the convention that edge breaks."""
+    cached = fc.index.extra.get(RULE)
+    if cached is None:
+        cached = {}
+        for conv in fc.index.model.conventions:
+            if conv.rule == RULE:
+                cached[(str(conv.params["to"]), str(conv.params["from"]))] = conv
+            elif conv.rule == ISOLATION:
+                a, b = str(conv.params["a"]), str(conv.params["b"])
+                cached.setdefault((a, b), conv)
+                cached.setdefault((b, a), conv)
+        fc.index.extra[RULE] = cached
+    return cached
+
+
+def check(fc: FileCheck) -> None:
+    if fc.facts.is_test:
+        return
+    pairs = _pairs(fc)
+    if not pairs:
+        return
+    src = fc.index.domain_of(fc.path)
+    if not src:
+        return
+    modules = fc.index.model.modules
+    memo: dict[tuple[str, tuple[str, ...], str], str] = fc.index.extra.setdefault("resolved", {})
+    for imp in fc.facts.imports:
+        key = (imp.module, imp.names, fc.facts.module if imp.is_relative else "")
+        target = memo.get(key)
+        if target is None or imp.resolved_path:
+            target = memo[key] = resolve(fc.facts, imp, modules)
+        if not target or target == fc.path:
+            continue
+        dst = fc.index.domain_of(target)
+        conv = pairs.get((src, dst)) if dst and dst != src else None
+        if conv is None or not fc.wants(conv):
+            continue
+        what = f"`{src}` imports `{dst}` ({posixpath.basename(target)})"
+        if conv.rule == RULE:
+            msg = f"{what}, but {conv.description}: this inverts the layering"
+        else:
+            msg = f"{what}, but {conv.description}"
+        fc.emit(conv, imp.line, msg, severity=WARNING, key=imp.module, detail={"from": src, "to": dst})

@@ -1,0 +1,246 @@
+"""Formatting family, line-level checks: indentation, quotes, line length, trailing whitespace.
+
+Candidates are found with multi-line regexes (a C loop over the whole text); only when one turns
+up is the file lexed to rule out lines inside multi-line strings and comments. Most files have
+no candidate, which is what keeps a check near a millisecond.
+"""
+
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import Convention
+from services.analyzer.engine.findings import INFO
+from services.analyzer.engine.textscan import Scan, requote, scan
+
+# A Python block opener is a compound statement; checking only those skips continuation lines.
+_PY_KEYWORD = re.compile(r"(?:async[ \t]+)?(?:if|elif|else|for|while|try|except|finally|with|def|class|match|case)\b")
+# A brace opener must start its line with an operand, not an operator: "? (x) => {" continues an
+# expression whose indentation follows the expression, not the block.
+_OPERATOR_STARTS = frozenset("?:.&|+-*/,)]}<>=")
+_COMMENT_STARTS: dict[str, tuple[str, ...]] = {"python": ("#",)}
+_C_COMMENTS = ("//", "/*", "*")
+
+
+@lru_cache(maxsize=64)
+def _long_line(limit: int) -> re.Pattern[str]:
+    return re.compile(rf"^[^\n]{{{limit + 1},}}", re.M)
+
+
+class _Lines:
+    """Line numbers of increasing offsets without counting from the start each time."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.pos = 0
+        self.line = 1
+
+    def at(self, offset: int) -> int:
+        if offset < self.pos:
+            self.pos, self.line = 0, 1
+        self.line += self.text.count("\n", self.pos, offset)
+        self.pos = offset
+        return self.line
+
+
+def lexed(fc: FileCheck) -> Scan:
+    cached: Scan | None = fc.__dict__.get("_scan")
+    if cached is None:
+        cached = scan(fc.text, fc.language)
+        fc.__dict__["_scan"] = cached
+    return cached
+
+
+def _next_code_line(text: str, pos: int, comments: tuple[str, ...]) -> tuple[int, str]:
+    """Offset and text of the first non-blank, non-comment line after ``pos``."""
+    while True:
+        nl = text.find("\n", pos)
+        if nl < 0:
+            return -1, ""
+        start = nl + 1
+        end = text.find("\n", start)
+        line = text[start:] if end < 0 else text[start:end]
+        stripped = line.strip()
+        if stripped and not stripped.startswith(comments):
+            return start, line.rstrip("\r")
+        if end < 0:
+            return -1, ""
+        pos = start
+
+
+def _tab_indents(text: str) -> list[int]:
+    """Offsets of lines whose indentation contains a tab (str.find, not a per-position regex)."""
+    out: list[int] = []
+    at = text.find("\t")
+    while at >= 0:
+        start = text.rfind("\n", 0, at) + 1
+        if not text[start:at].strip(" "):
+            out.append(start)
+            at = text.find("\n", at)
+            if at < 0:
+                break
+        at = text.find("\t", at + 1)
+    return out
+
+
+def _openers(text: str, python: bool) -> list[tuple[int, str]]:
+    """(offset of the line end, indentation) of lines that open a block, in text order.
+
+    Found by searching for the line ending (":\\n" or "{\\n") rather than matching every line: far
+    fewer candidates reach Python code. Openers followed by a trailing comment are not seen.
+    """
+    mark = ":" if python else "{"
+    ends: list[int] = []
+    for needle in (mark + "\n", mark + "\r\n"):
+        at = text.find(needle)
+        while at >= 0:
+            ends.append(at)
+            at = text.find(needle, at + 2)
+    ends.sort()
+    out: list[tuple[int, str]] = []
+    for end in ends:
+        start = text.rfind("\n", 0, end) + 1
+        line = text[start:end]
+        body = line.lstrip(" \t")
+        if not body:
+            continue
+        if python:
+            # ") -> None:" closes a signature laid out one parameter per line; it sits at the
+            # indentation of its "def", so it opens the block like the "def" line would.
+            if not (_PY_KEYWORD.match(body) or body[0] in ")]"):
+                continue
+        elif body[0] in _OPERATOR_STARTS:
+            continue
+        out.append((end, line[: len(line) - len(body)]))
+    return out
+
+
+def indentation(fc: FileCheck, unit: Convention | None, width: Convention | None) -> None:
+    if unit is not None and not (fc.wants(unit) and unit.choice in ("space", "tab")):
+        unit = None
+    if width is not None and not (fc.wants(width) and width.choice.isdigit()):
+        width = None
+    if unit is None and width is None:
+        return
+    text = fc.text
+    step = int(width.choice) if width is not None else 0
+    lines = _Lines(text)
+    if unit is not None and unit.choice == "space" and "\t" in text:
+        for offset in _tab_indents(text):
+            no = lines.at(offset)
+            if no in lexed(fc).interior:
+                continue
+            line = fc.lines[no - 1].rstrip("\r")
+            stripped = line.lstrip(" \t")
+            lead = line[: len(line) - len(stripped)]
+            fc.emit(
+                unit,
+                no,
+                f"line is indented with a tab, but {unit.description}",
+                severity=INFO,
+                suggestion=lead.replace("\t", " " * (step or 4)) + stripped,
+            )
+    python = fc.language == "python"
+    comments = _COMMENT_STARTS.get(fc.language, _C_COMMENTS)
+    lines = _Lines(text)
+    for at, lead_text in _openers(text, python):
+        base = len(lead_text.expandtabs(step or 4))
+        if not python and step and base % step:
+            continue
+        start, line = _next_code_line(text, at, comments)
+        if start < 0:
+            break
+        stripped = line.lstrip(" \t")
+        lead = line[: len(line) - len(stripped)]
+        indent = len(lead.expandtabs(step or 4))
+        spaces_in_tab_repo = unit is not None and unit.choice == "tab" and lead.startswith(" ")
+        wrong_step = width is not None and "\t" not in lead and indent > base and indent - base != step
+        if not (spaces_in_tab_repo or wrong_step):
+            continue
+        opener_line = lines.at(at)
+        no = lines.at(start)
+        interior = lexed(fc).interior
+        if no in interior or opener_line in interior:
+            continue
+        if spaces_in_tab_repo and unit is not None:
+            fc.emit(unit, no, f"line is indented with spaces, but {unit.description}", severity=INFO)
+        elif width is not None:
+            fc.emit(
+                width,
+                no,
+                f"block indented by {indent - base} spaces, but {width.description}",
+                severity=INFO,
+                suggestion=" " * (base + step) + stripped,
+                detail={"indent": indent - base},
+            )
+
+
+def quotes(fc: FileCheck, conv: Convention) -> None:
+    want = '"' if conv.choice == "double" else "'"
+    other = "'" if want == '"' else '"'
+    if other not in fc.text:
+        return
+    lines = fc.lines
+    for lit in lexed(fc).literals:
+        if lit.quote == want or want in lit.body or not fc.touches(lit.line, lit.line):
+            continue
+        fixed = requote(lit.body, want)
+        line = lines[lit.line - 1].rstrip("\r")
+        suggestion = line[: lit.start] + fixed + line[lit.end :] if fixed is not None else None
+        fc.emit(
+            conv,
+            lit.line,
+            f"string literal uses {'single' if want == chr(34) else 'double'} quotes, but {conv.description}",
+            severity=INFO,
+            suggestion=suggestion,
+            key=lit.body,
+        )
+
+
+def long_lines(fc: FileCheck, conv: Convention) -> None:
+    limit = int(conv.choice)
+    text = fc.text
+    lines = _Lines(text)
+    for m in _long_line(limit).finditer(text):
+        line = m.group().rstrip("\r")
+        if len(line) <= limit or "://" in line or "noqa" in line:
+            continue
+        fc.emit(
+            conv,
+            lines.at(m.start()),
+            f"line is {len(line)} characters, but {conv.description}",
+            severity=INFO,
+            detail={"length": len(line)},
+        )
+
+
+def _trailing_offsets(text: str) -> list[int]:
+    """Offsets of line ends preceded by a space or tab, found with str.find (memchr speed)."""
+    out: list[int] = []
+    for needle in (" \n", "\t\n", " \r\n", "\t\r\n"):
+        at = text.find(needle)
+        while at >= 0:
+            out.append(at)
+            at = text.find(needle, at + 1)
+    if text and text[-1] in " \t":
+        out.append(len(text) - 1)
+    return sorted(out)
+
+
+def trailing_whitespace(fc: FileCheck, conv: Convention) -> None:
+    text = fc.text
+    lines = _Lines(text)
+    for offset in _trailing_offsets(text):
+        no = lines.at(offset)
+        lex = lexed(fc)
+        if no in lex.interior or no in lex.string_lines:
+            continue  # whitespace inside a multi-line string is content
+        fc.emit(
+            conv,
+            no,
+            f"trailing whitespace, but {conv.description}",
+            severity=INFO,
+            suggestion=fc.lines[no - 1].rstrip(" \t\r"),
+        )

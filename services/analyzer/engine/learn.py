@@ -1,0 +1,146 @@
+"""Learning: a repository's facts (plus history and domains) in, a :class:`ConventionModel` out.
+
+Pure: the caller passes the facts of every indexed file, the co-change pairs and the path ->
+domain mapping computed by the indexer, and the text of ``.codereview.yml`` if the repository has
+one. Nothing here reads files or talks to a database.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+import msgspec
+
+from services.analyzer.engine import (
+    cochange,
+    dependencies,
+    documentation,
+    formatting,
+    idioms,
+    imports_order,
+    layering,
+    naming_case,
+    structure,
+    vocabulary,
+)
+from services.analyzer.engine.config import RepoConfig, parse_config
+from services.analyzer.engine.conventions import (
+    REPOSITORY,
+    Convention,
+    ConventionModel,
+    Scope,
+)
+from services.analyzer.engine.learning import CoChange, LearnInput, default_domain
+from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
+from services.source.facts import FileFacts
+
+# Rule prefix in a config override -> the family that owns it (for overrides with nothing learned).
+_FAMILY_OF_PREFIX = {"typing": "documentation"}
+
+
+def learn(
+    files: Iterable[FileFacts],
+    *,
+    cochange_pairs: Iterable[CoChange] = (),
+    domains: Mapping[str, str] | None = None,
+    config: RepoConfig | str | None = None,
+    thresholds: Thresholds | None = None,
+    repository: str = "",
+    commit: str = "",
+) -> ConventionModel:
+    """Learn every family's conventions from one repository snapshot."""
+    cfg = parse_config(config) if isinstance(config, str) else (config or RepoConfig())
+    th = cfg.apply_thresholds(thresholds or DEFAULT_THRESHOLDS)
+    kept = [f for f in files if not f.skipped and not cfg.is_ignored(f.path)]
+    explicit = domains is not None
+    dom_map = {f.path: (domains or {}).get(f.path, "") if explicit else default_domain(f.path) for f in kept}
+    ignored = {f.path for f in files if cfg.is_ignored(f.path)}
+    inp = LearnInput(
+        files=kept,
+        thresholds=th,
+        config=cfg,
+        domains=dom_map,
+        explicit_domains=explicit,
+        cochange=[p for p in cochange_pairs],
+    )
+    vocab = vocabulary.count_words(inp)
+    modules = layering.module_map(kept)
+    convs: list[Convention] = []
+    convs += naming_case.learn(inp)
+    convs += vocabulary.learn(inp, vocab)
+    convs += formatting.learn(inp)
+    convs += imports_order.learn(inp)
+    convs += dependencies.learn(inp)
+    convs += layering.learn(inp, modules)
+    convs += structure.learn(inp)
+    convs += documentation.learn(inp)
+    convs += idioms.learn(inp)
+    convs += cochange.learn(inp.cochange, th, ignored)
+    convs = apply_overrides(convs, cfg)
+    return ConventionModel(
+        conventions=convs,
+        files=len(kept),
+        repository=repository,
+        commit=commit,
+        vocabulary=vocab,
+        modules=modules,
+        domains=_directory_domains(dom_map),
+        config=cfg,
+        thresholds=th,
+    )
+
+
+def _directory_domains(dom_map: dict[str, str]) -> dict[str, str]:
+    votes: dict[str, Counter[str]] = {}
+    for path, dom in dom_map.items():
+        if dom:
+            votes.setdefault(posixpath.dirname(path), Counter())[dom] += 1
+    return {d: c.most_common(1)[0][0] for d, c in votes.items()}
+
+
+def apply_overrides(convs: list[Convention], cfg: RepoConfig) -> list[Convention]:
+    """A team's stated choice replaces what was learned, in every scope, and is enforced."""
+    if not cfg.conventions:
+        return convs
+    out: list[Convention] = []
+    done: set[str] = set()
+    for conv in convs:
+        choice = cfg.conventions.get(conv.rule)
+        if choice is None:
+            out.append(conv)
+            continue
+        done.add(conv.rule)
+        out.append(_overridden(conv, choice))
+    for rule, choice in cfg.conventions.items():
+        if rule in done:
+            continue
+        family = _FAMILY_OF_PREFIX.get(rule.split(".")[0], rule.split(".")[0])
+        base = Convention(
+            id=f"{rule}@{REPOSITORY}:",
+            family=family,
+            rule=rule,
+            scope=Scope(REPOSITORY),
+            choice=choice,
+            share=1.0,
+            count=0,
+            support=0,
+        )
+        out.append(_overridden(base, choice))
+    return out
+
+
+def _overridden(conv: Convention, choice: str) -> Convention:
+    return msgspec.structs.replace(
+        conv,
+        choice=choice,
+        level=STRICT,
+        confidence=1.0,
+        source="config",
+        description=f"{CONFIG_NOTE} sets {conv.rule} to `{choice}`"
+        + (f" (learned: `{conv.choice}` in {conv.share:.0%} of {conv.count})" if conv.count else ""),
+    )
+
+
+CONFIG_NOTE = "`.codereview.yml`"

@@ -1,0 +1,136 @@
+"""Shared inputs of the family learners and small helpers they all use."""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+
+from services.analyzer.engine.config import RepoConfig
+from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope
+from services.analyzer.engine.thresholds import Thresholds
+from services.source.facts import FileFacts
+
+# Turns counts of observed values in one scope into a convention (or None when nothing to learn).
+Build = Callable[[str, Scope, Counter[str]], Convention | None]
+CoChange = tuple[str, str, int, float]  # (path a, path b, commits together, P(b changes | a changes))
+
+
+@dataclass
+class LearnInput:
+    files: list[FileFacts]
+    thresholds: Thresholds
+    config: RepoConfig
+    domains: dict[str, str]  # path -> domain
+    explicit_domains: bool  # domains came from the indexer rather than the directory heuristic
+    cochange: list[CoChange] = field(default_factory=list)
+
+    def by_language(self) -> dict[str, list[FileFacts]]:
+        out: dict[str, list[FileFacts]] = {}
+        for f in self.files:
+            if f.language:
+                out.setdefault(f.language, []).append(f)
+        return out
+
+
+def default_domain(path: str) -> str:
+    """Without the indexer's domains, the first two directories approximate a component."""
+    parts = posixpath.dirname(path).split("/")
+    return "/".join(parts[:2]) if parts != [""] else ""
+
+
+def ancestors(path: str) -> Iterator[str]:
+    """Directories containing ``path``, deepest first (the repository root excluded)."""
+    d = posixpath.dirname(path)
+    while d:
+        yield d
+        d = posixpath.dirname(d)
+
+
+def majority(counts: Counter[str], allowed: frozenset[str] | None = None) -> str | None:
+    best = [(n, k) for k, n in counts.items() if allowed is None or k in allowed]
+    if not best:
+        return None
+    return max(best, key=lambda t: (t[0], t[1]))[1]
+
+
+@dataclass
+class Tally:
+    """Observations of one rule, kept per language, per directory subtree and per domain."""
+
+    by_language: dict[str, Counter[str]] = field(default_factory=dict)
+    by_directory: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+    by_domain: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
+
+    def add(self, language: str, path: str, domain: str, value: str, n: int = 1) -> None:
+        self.by_language.setdefault(language, Counter())[value] += n
+        for d in ancestors(path):
+            self.by_directory.setdefault((language, d), Counter())[value] += n
+        if domain:
+            self.by_domain.setdefault((language, domain), Counter())[value] += n
+
+
+def scoped_conventions(
+    tally: Tally,
+    build: Build,
+    inp: LearnInput,
+    rule: str,
+    *,
+    with_domains: bool = False,
+) -> list[Convention]:
+    """Language-level conventions plus directory/domain ones wherever those differ.
+
+    A directory is kept when its choice differs from the nearest scope above it that was kept, or
+    when its own share would not earn the level the scope above has (a mixed-style directory
+    silences a strong repository-wide convention there; a consistent subdirectory of a mixed one
+    is still enforced). A consistent but small directory is not kept: few observations that
+    agree with the repository do not weaken it.
+    """
+    thresholds = inp.thresholds
+    min_sub_count = thresholds.bar(rule).loose.min_count
+    with_domains = with_domains and inp.explicit_domains
+    out: list[Convention] = []
+    top: dict[str, Convention] = {}
+    for language, counts in tally.by_language.items():
+        conv = build(language, Scope(LANGUAGE, language), counts)
+        if conv is not None:
+            out.append(conv)
+            top[language] = conv
+    kept: dict[tuple[str, str], Convention] = {}
+    for (language, directory), counts in sorted(tally.by_directory.items(), key=lambda kv: kv[0][1].count("/")):
+        if sum(counts.values()) < min_sub_count:
+            continue
+        parent = top.get(language)
+        for d in ancestors(directory + "/x"):
+            if d != directory and (language, d) in kept:
+                parent = kept[(language, d)]
+                break
+        conv = build(language, Scope(DIRECTORY, directory), counts)
+        if conv is None or parent is None:
+            continue
+        if _differs(conv, parent, thresholds):
+            out.append(conv)
+            kept[(language, directory)] = conv
+    if with_domains:
+        for (language, domain), counts in tally.by_domain.items():
+            if sum(counts.values()) < min_sub_count:
+                continue
+            conv = build(language, Scope(DOMAIN, domain), counts)
+            parent = top.get(language)
+            if conv is not None and parent is not None and _differs(conv, parent, thresholds):
+                out.append(conv)
+    return out
+
+
+def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bool:
+    if conv.choice != parent.choice:
+        return True
+    # Judge the share alone: a small directory that agrees must not dilute the repository's level.
+    by_share = thresholds.level(conv.rule, conv.share, 1 << 30)
+    return _RANK[by_share] < _RANK[parent.level] or (
+        _RANK[conv.level] > _RANK[parent.level] and conv.share > parent.share
+    )
+
+
+_RANK = {"off": 0, "loose": 1, "strict": 2}

@@ -1,0 +1,207 @@
+"""Naming family: the case style of each kind of name, per language and where a directory differs."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import Counter
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.findings import WARNING
+from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.source.facts import FileFacts
+from services.source.naming import (
+    DEFINITE_STYLES,
+    DUNDER,
+    MIXED,
+    NONE,
+    PASCAL,
+    UPPER,
+    UPPER_FLAT,
+    case_style,
+    compatible,
+    convert,
+)
+
+FAMILY = "naming"
+ROLES: tuple[str, ...] = (
+    "function",
+    "method",
+    "class",
+    "constant",
+    "variable",
+    "parameter",
+    "attribute",
+    "field",
+    "test_function",
+)
+FILE_ROLE = "file"
+_PLURAL = {"class": "classes", "test_function": "test functions", "file": "file names"}
+
+# Names dictated by a framework or dispatched by name ("visit_FunctionDef", "do_GET", "setUp"):
+# their case is not the author's choice, so they neither teach nor break a convention.
+_DISPATCH = re.compile(r"^_*[a-z][a-z0-9]*_[A-Z]")
+_HOOKS = frozenset(
+    {
+        "setUp",
+        "tearDown",
+        "setUpClass",
+        "tearDownClass",
+        "setUpModule",
+        "tearDownModule",
+        "asyncSetUp",
+        "asyncTearDown",
+        "setUpTestData",
+        "maxDiff",
+        "longMessage",
+        "componentDidMount",
+        "componentWillUnmount",
+        "shouldComponentUpdate",
+        "getDerivedStateFromProps",
+        "ServeHTTP",
+        "String",
+        "Error",
+    }
+)
+
+
+def rule_for(role: str) -> str:
+    return f"naming.case.{role}"
+
+
+# In a value position a PascalCase name denotes a class or type (a type alias, a constructor
+# pulled out of a module, a class passed as an argument) in Python, JavaScript and TypeScript
+# alike: an idiom of the language rather than a departure from the repository's style.
+VALUE_ROLES = frozenset({"variable", "constant", "parameter", "attribute", "field"})
+_CLASS_LIKE = frozenset({PASCAL, UPPER_FLAT})
+
+
+def _judged(name: str, role: str = "") -> str | None:
+    """The style a name shows, or None when the name says nothing about a convention."""
+    if name in _HOOKS or _DISPATCH.match(name):
+        return None
+    style = case_style(name)
+    if style in (DUNDER, NONE):
+        return None
+    if role in VALUE_ROLES and (style in _CLASS_LIKE or (style == UPPER and role != "constant")):
+        return None  # UPPER_CASE in a function or class body is still a constant
+    if style == MIXED and any(p.isupper() for p in name.split("_")):
+        return None  # "HAS_IPv6", "_T_co": an acronym or a type variable bent the name, not a style
+    return style
+
+
+def file_stem(path: str) -> str:
+    base = posixpath.basename(path)
+    return base.split(".", 1)[0] if not base.startswith(".") else ""
+
+
+def _builder(role: str, inp: LearnInput, examples: dict[tuple[str, str], list[str]]) -> Build:
+    rule = rule_for(role)
+    subject = _PLURAL.get(role, role + "s")
+
+    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        choice = max(
+            (s for s in counts if s in DEFINITE_STYLES),
+            key=lambda s: (counts[s], s),
+            default=None,
+        )
+        if choice is None:
+            return None
+        total = sum(counts.values())
+        support = sum(n for s, n in counts.items() if compatible(s, choice))
+        return make(
+            FAMILY,
+            rule,
+            scope,
+            choice,
+            support,
+            total,
+            inp.thresholds,
+            language=language,
+            subject=subject,
+            predicate=f"are {choice}",
+            examples=examples.get((language, choice), []),
+            alternatives={s: n for s, n in counts.items() if not compatible(s, choice)},
+        )
+
+    return build
+
+
+def learn(inp: LearnInput) -> list[Convention]:
+    tallies: dict[str, Tally] = {}
+    examples: dict[str, dict[tuple[str, str], list[str]]] = {}
+
+    def observe(role: str, f: FileFacts, name: str) -> None:
+        style = _judged(name, role)
+        if style is None:
+            return
+        tallies.setdefault(role, Tally()).add(f.language, f.path, inp.domains.get(f.path, ""), style)
+        ex = examples.setdefault(role, {}).setdefault((f.language, style), [])
+        if len(ex) < 5 and name not in ex:
+            ex.append(name)
+
+    for f in inp.files:
+        if not f.language:
+            continue
+        seen: set[tuple[str, str]] = set()
+        for ident in f.identifiers:
+            key = (ident.role, ident.name)
+            if ident.role in ROLES and key not in seen:
+                seen.add(key)
+                observe(ident.role, f, ident.name)
+        stem = file_stem(f.path)
+        if stem:
+            observe(FILE_ROLE, f, stem)
+    out: list[Convention] = []
+    for role, tally in tallies.items():
+        build = _builder(role, inp, examples.get(role, {}))
+        out.extend(scoped_conventions(tally, build, inp, rule_for(role), with_domains=True))
+    return out
+
+
+def check(fc: FileCheck) -> None:
+    convs: dict[str, Convention | None] = {}
+    first_line: dict[tuple[str, str], int] = {}
+    for ident in fc.facts.identifiers:
+        key = (ident.role, ident.name)
+        if key in first_line or not fc.touches(ident.line, ident.line):
+            continue
+        first_line[key] = ident.line
+    for (role, name), line in first_line.items():
+        if role not in convs:
+            conv = fc.find(rule_for(role)) if role in ROLES else None
+            convs[role] = conv if fc.wants(conv) else None
+        conv = convs[role]
+        if conv is None:
+            continue
+        style = _judged(name, role)
+        if style is None or compatible(style, conv.choice):
+            continue
+        fixed = convert(name, conv.choice)
+        label = role.replace("_", " ")
+        fc.emit(
+            conv,
+            line,
+            f"{label} `{name}` is {style}, but {conv.description}; rename to `{fixed}`",
+            severity=WARNING,
+            suggestion=fixed,
+            key=name,
+            detail={"name": name, "style": style},
+        )
+    stem = file_stem(fc.path)
+    if stem:
+        conv = fc.find(rule_for(FILE_ROLE))
+        style = _judged(stem)
+        if fc.wants(conv) and style is not None and conv is not None and not compatible(style, conv.choice):
+            base = posixpath.basename(fc.path)
+            fixed = convert(stem, conv.choice) + base[len(stem) :]
+            fc.emit(
+                conv,
+                1,
+                f"file name `{base}` is {style}, but {conv.description}; rename to `{fixed}`",
+                severity=WARNING,
+                suggestion=fixed,
+                key=base,
+                detail={"name": base, "style": style},
+            )

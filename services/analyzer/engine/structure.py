@@ -1,0 +1,185 @@
+"""Structure family: where tests live, how they are named, and whether modules get one.
+
+File-level checks look at a test file's name and place; the change-level check asks, for a module
+added by a change, whether the change also adds its test when the repository tests its modules.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Iterable
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.findings import INFO
+from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+
+FAMILY = "structure"
+NAMING = "structure.tests.naming"
+PLACEMENT = "structure.tests.placement"
+COVERAGE = "structure.tests.coverage"
+
+EXTENSIONS: dict[str, str] = {
+    ".py": "python",
+    ".js": "javascript",
+    ".mjs": "javascript",
+    ".cjs": "javascript",
+    ".jsx": "javascript",
+    ".ts": "typescript",
+    ".mts": "typescript",
+    ".tsx": "tsx",
+    ".go": "go",
+    ".java": "java",
+    ".rb": "ruby",
+    ".rs": "rust",
+    ".kt": "kotlin",
+}
+TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
+_NOT_MODULES = frozenset(
+    {"__init__", "__main__", "conftest", "setup", "index", "main", "mod", "lib", "types", "constants", "version"}
+)
+_TEXT = {
+    NAMING: ("test files", "are named"),
+    PLACEMENT: ("test files", "live"),
+    COVERAGE: ("modules", "are"),
+}
+_PLACES = {"separate": "in a separate tests directory", "colocated": "next to the code they test"}
+
+
+def language_of(path: str) -> str:
+    return EXTENSIONS.get(posixpath.splitext(path)[1], "")
+
+
+def test_pattern(path: str) -> str:
+    """How a test file's name marks it: ``test_*``, ``*_test``, ``*.test.*``, ``*.spec.*``, ..."""
+    base = posixpath.basename(path)
+    stem = posixpath.splitext(base)[0]
+    if ".test." in base:
+        return "*.test.*"
+    if ".spec." in base:
+        return "*.spec.*"
+    if stem.startswith("test_"):
+        return "test_*"
+    if stem.endswith("_test"):
+        return "*_test"
+    if stem.endswith(("Test", "Tests")) and stem[:1].isupper():
+        return "*Test"
+    if stem.startswith("Test") and stem[4:5].isupper():
+        return "Test*"
+    if stem in ("tests", "test"):
+        return "tests"
+    if "/__tests__/" in f"/{path}":
+        return "__tests__/*"
+    return "other"
+
+
+def looks_like_test(path: str) -> bool:
+    return test_pattern(path) != "other" or bool(TEST_DIRS & set(path.split("/")[:-1]))
+
+
+def tested_stem(path: str) -> str:
+    """The module a test file is named after: test_parser.py -> parser."""
+    base = posixpath.basename(path)
+    stem = base.split(".", 1)[0]
+    for prefix in ("test_", "Test"):
+        if stem.startswith(prefix) and len(stem) > len(prefix):
+            stem = stem[len(prefix) :]
+    for suffix in ("_test", "Tests", "Test"):
+        if stem.endswith(suffix) and len(stem) > len(suffix):
+            stem = stem[: -len(suffix)]
+    return stem.lower()
+
+
+def placement(path: str) -> str:
+    return "separate" if TEST_DIRS & set(path.split("/")[:-1]) else "colocated"
+
+
+def is_module(path: str) -> bool:
+    stem = posixpath.basename(path).split(".", 1)[0]
+    return bool(language_of(path)) and stem not in _NOT_MODULES and not looks_like_test(path)
+
+
+def _build(rule: str, inp: LearnInput) -> Build:
+    subject, verb = _TEXT[rule]
+
+    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        if not counts:
+            return None
+        choice = max(counts, key=lambda k: (counts[k], k))
+        label = _PLACES.get(choice, f"`{choice}`") if rule != COVERAGE else f"{choice}"
+        return make(
+            FAMILY,
+            rule,
+            scope,
+            choice,
+            counts[choice],
+            sum(counts.values()),
+            inp.thresholds,
+            language=language,
+            subject=subject,
+            predicate=f"{verb} {label}",
+            alternatives={k: n for k, n in counts.items() if k != choice},
+        )
+
+    return build
+
+
+def learn(inp: LearnInput) -> list[Convention]:
+    tallies = {rule: Tally() for rule in _TEXT}
+    covered: dict[str, set[str]] = {}
+    for f in inp.files:
+        if not f.is_test or not f.language:
+            continue
+        dom = inp.domains.get(f.path, "")
+        if f.language != "go":  # the language fixes Go's *_test.go names
+            tallies[NAMING].add(f.language, f.path, dom, test_pattern(f.path))
+        tallies[PLACEMENT].add(f.language, "", dom, placement(f.path))
+        keys = covered.setdefault(f.language, set())
+        keys.add(tested_stem(f.path))
+        for target in f.tests_for:
+            keys.add(posixpath.basename(target).split(".", 1)[0].lower())
+            keys.add(target.rsplit(".", 1)[-1].lower())
+    for f in inp.files:
+        tested = covered.get(f.language)
+        if f.is_test or tested is None or not is_module(f.path):
+            continue
+        stem = posixpath.basename(f.path).split(".", 1)[0].lower()
+        value = "tested" if stem in tested or f.module.rsplit(".", 1)[-1].lower() in tested else "untested"
+        tallies[COVERAGE].add(f.language, f.path, inp.domains.get(f.path, ""), value)
+    out: list[Convention] = []
+    for rule, tally in tallies.items():
+        out.extend(scoped_conventions(tally, _build(rule, inp), inp, rule))
+    return out
+
+
+def check(fc: FileCheck) -> None:
+    if not fc.facts.is_test:
+        return
+    naming = fc.find(NAMING)
+    pattern = test_pattern(fc.path)
+    if naming is not None and fc.wants(naming) and pattern != naming.choice and fc.language != "go":
+        fc.emit(
+            naming,
+            1,
+            f"test file is named `{pattern}`, but {naming.description}",
+            severity=INFO,
+            key=pattern,
+        )
+    place = fc.find(PLACEMENT)
+    if place is not None and fc.wants(place) and placement(fc.path) != place.choice:
+        fc.emit(
+            place,
+            1,
+            f"test file lives {_PLACES[placement(fc.path)]}, but {place.description}",
+            severity=INFO,
+        )
+
+
+def untested_modules(added: Iterable[str], changed: Iterable[str]) -> list[str]:
+    """Modules added by a change that come without a test named after them."""
+    paths = set(added) | set(changed)
+    tests = {tested_stem(p) for p in paths if looks_like_test(p)}
+    return [
+        p for p in sorted(set(added)) if is_module(p) and posixpath.basename(p).split(".", 1)[0].lower() not in tests
+    ]

@@ -1,0 +1,98 @@
+"""A fast lexical pass over a file's text: where strings and comments are.
+
+The formatting checks need line positions (which literal uses the foreign quote, which lines sit
+inside a multi-line string) that the facts do not carry. One compiled regex finds every comment
+and string literal in C; the Python loop only runs once per token, which keeps a 1,000-line file
+well under a millisecond.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+# Every alternative starts with one of # ' " (or / ` for brace languages), which lets the regex
+# engine skip ahead in C between tokens; loops are "unrolled" so long strings cost no backtracking.
+_DQ = r'"[^"\\\n]*(?:\\.[^"\\\n]*)*"'
+_SQ = r"'[^'\\\n]*(?:\\.[^'\\\n]*)*'"
+_TDQ = r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
+_TSQ = r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
+_PY = re.compile("|".join((r"#[^\n]*", _TDQ, _TSQ, _DQ, _SQ)), re.S)
+_BACKTICK = r"`[^`\\]*(?:\\.[^`\\]*)*`"
+_JS = re.compile("|".join((r"//[^\n]*", r"/\*.*?\*/", _BACKTICK, _DQ, _SQ)), re.S)
+_GO = re.compile("|".join((r"//[^\n]*", r"/\*.*?\*/", r"`[^`]*`", _DQ, _SQ)), re.S)
+_PATTERNS: dict[str, re.Pattern[str]] = {
+    "python": _PY,
+    "javascript": _JS,
+    "typescript": _JS,
+    "tsx": _JS,
+    "jsx": _JS,
+    "go": _GO,
+    "java": _GO,
+    "c": _GO,
+    "cpp": _GO,
+    "c_sharp": _GO,
+    "rust": _GO,
+    "kotlin": _GO,
+}
+QUOTE_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "jsx"})
+
+
+@dataclass(slots=True)
+class Literal:
+    line: int
+    start: int  # column of the opening quote (after any prefix)
+    end: int  # column after the closing quote
+    quote: str  # ' or "
+    body: str  # between the quotes, as written
+
+
+@dataclass(slots=True)
+class Scan:
+    interior: set[int] = field(default_factory=set)  # lines continuing a multi-line string/comment
+    comment_col: dict[int, int] = field(default_factory=dict)  # line -> column where a comment starts
+    literals: list[Literal] = field(default_factory=list)  # one-line, non-triple ' and " strings
+    string_lines: set[int] = field(default_factory=set)  # lines where a multi-line string starts
+
+
+def scan(text: str, language: str) -> Scan:
+    out = Scan()
+    pattern = _PATTERNS.get(language)
+    if pattern is None:
+        return out
+    line = 1
+    pos = 0
+    line_start = 0
+    count = text.count
+    for m in pattern.finditer(text):
+        start, end = m.span()
+        nl = count("\n", pos, start)
+        if nl:
+            line += nl
+            line_start = text.rfind("\n", 0, start) + 1
+        token = m.group()
+        inner = count("\n", start, end)
+        first = token[0]
+        if first in "#/":
+            out.comment_col.setdefault(line, start - line_start)
+            if inner:
+                out.interior.update(range(line + 1, line + inner + 1))
+        elif inner:
+            out.string_lines.add(line)
+            out.interior.update(range(line + 1, line + inner + 1))
+        elif first in "'\"" and not token.startswith(("'''", '"""')):
+            col = start - line_start
+            out.literals.append(Literal(line, col, col + len(token), first, token[1:-1]))
+        if inner:
+            line += inner
+            line_start = text.rfind("\n", 0, end) + 1
+        pos = end
+    return out
+
+
+def requote(body: str, quote: str) -> str | None:
+    """``body`` delimited by ``quote`` instead, or None when that needs new escapes."""
+    other = "'" if quote == '"' else '"'
+    if quote in body.replace("\\" + quote, ""):
+        return None
+    return quote + body.replace("\\" + other, other) + quote

@@ -1,0 +1,100 @@
+"""When a learned convention is strong enough to enforce.
+
+A convention rests on ``count`` observations of which a ``share`` agree with its choice. It is
+enforced at the *strict* level (comments on a pull request) or only at the *loose* level
+(dashboards, ``review_context``) when both numbers clear that level's bar for its family. A key may
+name a family (``"naming"``) or a rule prefix (``"dependencies.layering"``); the longest matching
+key wins, so one rule can be tuned without touching its family.
+
+The defaults below were chosen with the quality benchmark (``python -m bench.quality``, see
+``bench/quality/README.md``): the ``--sweep`` run of 2026-11-22 scored every family's strict bar
+on a grid of (share, count) over 14 repositories x 3 folds, and each bar is the lowest one whose
+noise on untouched held-out files stays a small part of the 2-per-1,000-lines budget while its
+precision stays >= 0.97; the confirming normal run of the same day gave strict precision 1.00,
+recall 0.96 and 1.47 findings per 1,000 lines. The loose bar sits one step below. Counts are in
+each family's own unit, hence the different scales.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+STRICT = "strict"
+LOOSE = "loose"
+OFF = "off"
+LEVELS: tuple[str, ...] = (OFF, LOOSE, STRICT)
+_RANK = {OFF: 0, LOOSE: 1, STRICT: 2}
+
+
+def level_at_least(level: str, wanted: str) -> bool:
+    return _RANK.get(level, 0) >= _RANK.get(wanted, 2)
+
+
+class Threshold(msgspec.Struct, frozen=True):
+    min_share: float
+    min_count: int
+
+    def passes(self, share: float, count: int) -> bool:
+        # A hair of tolerance so 0.95 written in a config admits 19 of 20.
+        return count >= self.min_count and share >= self.min_share - 1e-9
+
+
+class Bar(msgspec.Struct, frozen=True):
+    strict: Threshold
+    loose: Threshold
+
+
+def _bar(strict: tuple[float, int], loose: tuple[float, int]) -> Bar:
+    return Bar(Threshold(*strict), Threshold(*loose))
+
+
+class Thresholds(msgspec.Struct, frozen=True):
+    bars: dict[str, Bar]
+
+    def bar(self, rule: str) -> Bar:
+        key = rule
+        while key:
+            found = self.bars.get(key)
+            if found is not None:
+                return found
+            key = key.rpartition(".")[0]
+        return self.bars["default"]
+
+    def level(self, rule: str, share: float, count: int) -> str:
+        bar = self.bar(rule)
+        if bar.strict.passes(share, count):
+            return STRICT
+        if bar.loose.passes(share, count):
+            return LOOSE
+        return OFF
+
+    def merged(self, overrides: dict[str, Bar]) -> Thresholds:
+        return Thresholds({**self.bars, **overrides})
+
+
+# (min_share, min_count) for strict and loose. Counts are in each family's unit: names for naming,
+# occurrences of the preferred term for vocabulary, files for formatting/dependencies/idioms/
+# structure, public symbols for documentation, importing files for layering, commits for co-change.
+DEFAULT_THRESHOLDS = Thresholds(
+    {
+        "default": _bar((0.95, 20), (0.85, 10)),
+        "naming": _bar((0.95, 20), (0.90, 10)),
+        "naming.case.file": _bar((0.95, 20), (0.85, 10)),
+        # Strict findings also need the variant to be absent from the repository (vocabulary.py).
+        "vocabulary": _bar((0.95, 8), (0.90, 5)),
+        "formatting": _bar((0.95, 10), (0.88, 5)),
+        "formatting.quotes": _bar((0.93, 100), (0.85, 50)),
+        "formatting.line_length": _bar((0.95, 10), (0.85, 5)),
+        "formatting.trailing_whitespace": _bar((0.97, 20), (0.90, 10)),
+        "formatting.imports": _bar((0.95, 20), (0.85, 10)),
+        "dependencies": _bar((0.90, 3), (0.80, 2)),
+        "dependencies.layering": _bar((0.95, 3), (0.85, 2)),
+        "dependencies.isolation": _bar((1.01, 1_000_000), (1.0, 8)),  # absence of edges: loose only
+        "structure": _bar((0.70, 10), (0.60, 5)),
+        "documentation": _bar((0.90, 20), (0.80, 10)),
+        "typing": _bar((0.90, 20), (0.80, 10)),
+        "idioms": _bar((0.95, 12), (0.90, 8)),
+        "cochange": _bar((0.80, 5), (0.60, 3)),  # not benchmarked: no history in the corpus
+        "external": _bar((0.0, 5), (0.0, 3)),
+    }
+)

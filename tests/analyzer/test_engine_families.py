@@ -1,0 +1,229 @@
+"""Behaviour of individual convention families on small, targeted repositories."""
+
+from __future__ import annotations
+
+from services.analyzer.engine import CheckPrefs, check, learn
+from services.analyzer.engine.textscan import scan
+from services.source.facts import FileFacts, Identifier, Import
+from tests.analyzer.engine_factories import formatting, imp, py_file, synthetic_repo
+
+LOOSE = CheckPrefs(level="loose")
+
+
+def _rules(findings: list) -> list[tuple[str, int]]:
+    return sorted((f.rule, f.start_line) for f in findings)
+
+
+def test_indentation_checks_block_openers_only() -> None:
+    model = learn(synthetic_repo())
+    text = (
+        "def f(a,\n"
+        "      b):\n"  # a continuation line: its indentation is alignment, not a block
+        "    x = call(a,\n"
+        "             b)\n"
+        "    if x:\n"
+        "      return 1\n"  # 2-space block in a 4-space repository
+        "    return 2\n"
+        "\n"
+        "\n"
+        "def g(\n"
+        "    a: int,\n"
+        ") -> int:\n"
+        "  return a\n"  # the signature's closing line opens the block
+        '    """\n'
+        "    if inside_a_string:\n"
+        "      fine = True\n"
+        '    """\n'
+    )
+    facts = py_file("app/core/indent.py", functions=[("f", 1), ("g", 10)], lines=17)
+
+    found = [(f.rule, f.start_line, f.suggestion) for f in check(facts, text, model)]
+
+    assert found == [
+        ("formatting.indent.width", 6, "        return 1"),
+        ("formatting.indent.width", 13, "    return a"),
+    ]
+
+
+def test_tabs_trailing_whitespace_and_long_lines() -> None:
+    model = learn(synthetic_repo())
+    long_url = "# see https://example.com/" + "x" * 90
+    text = "\n".join(
+        [
+            "def f():",
+            "\tx = 1  ",  # a tab and trailing spaces
+            '    """Docstring with trailing space   ',
+            '    continued."""',
+            "    y = " + "1 + " * 25 + "1",
+            "    " + long_url,
+            "",
+        ]
+    )
+    facts = py_file("app/core/ws.py", functions=[("f", 1)], lines=7, fmt=formatting(trailing=2, max_len=110))
+
+    assert _rules(check(facts, text, model)) == [
+        ("formatting.indent.unit", 2),
+        ("formatting.line_length", 5),
+        ("formatting.trailing_whitespace", 2),
+    ]
+
+
+def test_quotes_are_requoted_and_forced_quotes_left_alone() -> None:
+    model = learn(synthetic_repo())
+    text = "a = 'plain'\nb = 'it\"s'\nc = \"ok\"  # 'comment'\nd = '''doc'''\n"
+    facts = py_file("app/core/q.py", lines=4)
+
+    found = [(f.start_line, f.suggestion) for f in check(facts, text, model) if f.rule == "formatting.quotes"]
+
+    assert found == [(1, 'a = "plain"')]
+
+
+def test_scan_finds_strings_comments_and_interiors() -> None:
+    text = 'x = \'a\'  # it\'s\ns = """one\ntwo\nthree"""\ny = f"{x}"\n'
+
+    result = scan(text, "python")
+
+    assert [(lit.line, lit.quote, lit.body) for lit in result.literals] == [(1, "'", "a"), (5, '"', "{x}")]
+    assert result.comment_col == {1: 9}
+    assert result.interior == {3, 4}
+
+
+def test_javascript_brace_blocks_skip_expression_continuations() -> None:
+    files = [
+        FileFacts(
+            path=f"lib/m{i}.js",
+            language="javascript",
+            size=100,
+            lines=10,
+            identifiers=(Identifier(f"doThing{i}", "function", 1),),
+            formatting=formatting(width=2, double=0, single=20),
+        )
+        for i in range(20)
+    ]
+    model = learn(files)
+    text = (
+        "function run(config) {\n"
+        "  const c = resolve(\n"
+        "    config,\n"
+        "    useAsync\n"
+        "      ? (name) => {\n"  # the body follows the expression, not the block
+        "          return name;\n"
+        "        }\n"
+        "      : undefined);\n"
+        "  if (c) {\n"
+        '      return "x";\n'  # 4 more spaces in a 2-space repository, and double quotes
+        "  }\n"
+        "}\n"
+    )
+    facts = FileFacts(path="lib/new.js", language="javascript", size=200, lines=12, formatting=formatting(width=2))
+
+    assert _rules(check(facts, text, model)) == [("formatting.indent.width", 10), ("formatting.quotes", 10)]
+
+
+def test_pascal_case_values_and_dispatch_names_are_not_style_choices() -> None:
+    model = learn(synthetic_repo())
+    facts = py_file(
+        "app/core/types.py",
+        variables=[("UserMap", 1), ("_T_co", 2), ("MAX_ITEMS", 3)],
+        functions=[("visit_FunctionDef", 5), ("setUp", 10), ("loadUser", 15)],
+        lines=20,
+    )
+
+    found = [(f.rule, f.suggestion) for f in check(facts, "x = 1\n", model) if f.family == "naming"]
+
+    assert found == [("naming.case.function", "load_user")]
+
+
+def test_a_mixed_directory_silences_the_repository_convention_there() -> None:
+    files = synthetic_repo()
+    files += [
+        py_file(f"app/legacy/mod{i}.py", functions=[(f"oldName{i}", 1), (f"new_name_{i}", 10)]) for i in range(12)
+    ]
+    model = learn(files)
+    legacy = py_file("app/legacy/extra.py", functions=[("fooBar", 1)])
+    elsewhere = py_file("app/core/extra.py", functions=[("fooBar", 1)])
+
+    assert [f.rule for f in check(legacy, "x = 1\n", model) if f.family == "naming"] == []
+    assert [f.rule for f in check(elsewhere, "x = 1\n", model) if f.family == "naming"] == ["naming.case.function"]
+
+
+def test_vocabulary_is_strict_only_for_unseen_abbreviations() -> None:
+    files = synthetic_repo()
+    files.append(py_file("app/core/one.py", variables=[("msg_text", 1)]))  # "msg" written once
+    model = learn(files)
+    facts = py_file("app/core/x.py", variables=[("usr_name", 1), ("msg_body", 2), ("configuration_path", 3)])
+    strict = [(f.rule, f.suggestion) for f in check(facts, "x = 1\n", model)]
+    loose = [(f.suggestion, f.level) for f in check(facts, "x = 1\n", model, prefs=LOOSE)]
+
+    assert strict == [("vocabulary.term", "user_name")]
+    assert ("message_body", "loose") in loose
+
+
+def test_skeleton_abbreviations_of_repository_words_are_flagged() -> None:
+    files = [
+        py_file(f"app/m{i}.py", variables=[("manifest_path", 1), ("manifest_entries", 2)], functions=[("load", 5)])
+        for i in range(12)
+    ]
+    model = learn(files)
+    facts = py_file("app/new.py", variables=[("mnfst_path", 1)])
+
+    assert [(f.rule, f.suggestion) for f in check(facts, "x = 1\n", model)] == [("vocabulary.term", "manifest_path")]
+
+
+def test_import_groups_out_of_order_are_flagged() -> None:
+    model = learn(synthetic_repo())
+    facts = py_file(
+        "app/api/mixed.py",
+        functions=[("get_user_1", 10)],
+        imports=[imp("httpx", 1, group="third_party"), imp("os", 2), imp("logging", 3)],
+        lines=12,
+    )
+
+    found = [(f.rule, f.start_line) for f in check(facts, "x = 1\n" * 12, model)]
+
+    assert found == [("formatting.imports.order", 2)]
+
+
+def test_test_files_named_and_placed_against_the_repository() -> None:
+    model = learn(synthetic_repo())
+    misnamed = py_file("tests/handler_tests.py", functions=[("test_it", 1)], is_test=True, documented=False)
+    misplaced = py_file("app/api/test_inline.py", functions=[("test_it", 1)], is_test=True, documented=False)
+
+    assert [f.rule for f in check(misnamed, "x = 1\n", model)] == ["structure.tests.naming"]
+    assert [f.rule for f in check(misplaced, "x = 1\n", model)] == ["structure.tests.placement"]
+
+
+def test_package_and_subpackage_importing_each_other_is_not_layering() -> None:
+    files = [
+        py_file(f"pkg/sub/m{i}.py", imports=[imp("pkg.base", 1, group="local", resolved="pkg/base.py")])
+        for i in range(6)
+    ]
+    files.append(py_file("pkg/base.py"))
+    model = learn(files)
+    facts = py_file("pkg/base2.py", imports=[imp("pkg.sub.m1", 1, group="local", resolved="pkg/sub/m1.py")])
+
+    assert [c for c in model.conventions if c.rule == "dependencies.layering"] == []
+    assert [f for f in check(facts, "x = 1\n", model) if f.family == "dependencies"] == []
+
+
+def test_javascript_relative_imports_resolve_without_the_indexer() -> None:
+    def js(path: str, *imports: str) -> FileFacts:
+        return FileFacts(
+            path=path,
+            language="javascript",
+            size=10,
+            lines=5,
+            module=path.rsplit(".", 1)[0],
+            imports=tuple(Import(m, ("",), i + 1, "", True, "local") for i, m in enumerate(imports)),
+            formatting=formatting(width=2),
+        )
+
+    files = [js(f"lib/adapters/a{i}.js", "../core/Axios.js", "../core") for i in range(5)]
+    files += [js("lib/core/Axios.js"), js("lib/core/index.js")]
+    model = learn(files)
+    upward = js("lib/core/new.js", "../adapters/a1")
+
+    assert [c.id for c in model.conventions if c.rule == "dependencies.layering"] == [
+        "dependencies.layering@domain:lib/core#lib/core->lib/adapters"
+    ]
+    assert [f.rule for f in check(upward, "x\n", model) if f.family == "dependencies"] == ["dependencies.layering"]

@@ -1,0 +1,71 @@
+"""Case styles, word splitting and rendering of identifiers."""
+
+from __future__ import annotations
+
+import pytest
+
+from services.source.naming import case_style, compatible, convert, render, replace_word, split_words
+
+
+@pytest.mark.parametrize(
+    ("name", "style"),
+    [
+        ("get_user", "snake_case"),
+        ("_private_helper", "snake_case"),
+        ("getUser", "camelCase"),
+        ("getHTTPResponse", "camelCase"),
+        ("HTTPServer", "PascalCase"),
+        ("XMLHttpRequest", "PascalCase"),
+        ("MAX_SIZE", "UPPER_CASE"),
+        ("URL", "UPPER"),
+        ("user", "flat"),
+        ("utf8", "flat"),
+        ("my-component", "kebab-case"),
+        ("visit_FunctionDef", "mixed"),
+        ("__init__", "dunder"),
+        ("_", ""),
+        ("__x", "flat"),
+    ],
+)
+def test_case_style(name: str, style: str) -> None:
+    assert case_style(name) == style
+
+
+@pytest.mark.parametrize(
+    ("name", "words"),
+    [
+        ("HTTPServer", ["http", "server"]),
+        ("getHTTPResponse", ["get", "http", "response"]),
+        ("utf8Decode", ["utf8", "decode"]),
+        ("base64_encode", ["base64", "encode"]),
+        ("getV2Data", ["get", "v2", "data"]),
+        ("__init__", ["init"]),
+        ("my-file.name", ["my", "file", "name"]),
+    ],
+)
+def test_split_words(name: str, words: list[str]) -> None:
+    assert split_words(name) == words
+
+
+def test_render_and_convert_round_trip() -> None:
+    assert render(["http", "server"], "PascalCase") == "HttpServer"
+    assert render(["get", "user", "id"], "camelCase") == "getUserId"
+    assert render(["max", "size"], "UPPER_CASE") == "MAX_SIZE"
+    assert render(["my", "file"], "kebab-case") == "my-file"
+    assert convert("_getUserName", "snake_case") == "_get_user_name"
+    assert convert("utf8Decode", "snake_case") == "utf8_decode"
+    assert convert("get_user_id", "camelCase") == "getUserId"
+
+
+def test_flat_names_fit_both_lowercase_styles() -> None:
+    assert compatible("flat", "snake_case")
+    assert compatible("flat", "camelCase")
+    assert not compatible("camelCase", "snake_case")
+    assert compatible("UPPER", "UPPER_CASE")
+
+
+def test_replace_word_keeps_the_names_style() -> None:
+    assert replace_word("usr_id", 0, "user") == "user_id"
+    assert replace_word("usrId", 0, "user") == "userId"
+    assert replace_word("MAX_USR", 1, "user") == "MAX_USER"
+    assert replace_word("_usr", 0, "user") == "_user"
