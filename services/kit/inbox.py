@@ -12,6 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from typing import Any
 
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
@@ -81,6 +82,7 @@ class DurableConsumer:
         self.max_deliver = max_deliver
         self.batch = batch
         self._stopping = False
+        self._sub: Any = None
 
     async def _subscribe(self):  # type: ignore[no-untyped-def]
         config = ConsumerConfig(
@@ -99,11 +101,23 @@ class DurableConsumer:
         )
 
     async def run(self, handle: Callable[[Msg], Awaitable[object]]) -> None:
+        try:
+            await self._loop(handle)
+        finally:
+            # nats-py's drain waits its whole timeout on pull subscriptions that fetched
+            # messages; unsubscribing first lets the service stop at once.
+            if self._sub is not None:
+                try:
+                    await self._sub.unsubscribe()
+                except Exception:
+                    pass
+
+    async def _loop(self, handle: Callable[[Msg], Awaitable[object]]) -> None:
         sub = None
         while not self._stopping:
             try:
                 if sub is None:
-                    sub = await self._subscribe()
+                    sub = self._sub = await self._subscribe()
                 msgs = await sub.fetch(self.batch, timeout=1.0)
             except (NatsTimeoutError, TimeoutError):
                 await self._report_lag(sub)
