@@ -1,4 +1,4 @@
-"""Identity rules: users, organizations, memberships and access tokens."""
+"""Identity rules: users, organizations, memberships and access tokens (session and personal)."""
 
 from __future__ import annotations
 
@@ -8,26 +8,37 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.billing import repository as repo
 from services.billing.models import AccessToken, Membership, Organization, User
-from services.contracts.v1 import common_pb2
+from services.billing.plans import Catalogue, effective_plan_id
+from services.contracts.v1 import billing_pb2, common_pb2
 from services.kit import tokens
 from services.kit.errors import ServiceError
-from services.kit.identity import ROLES
+from services.kit.identity import ROLES, owner_of_org, owner_of_user
 
 # last_used_at is telemetry; writing it on every request would serialize hot tokens.
 TOUCH_INTERVAL_SECONDS = 60
 
 
-async def principal_for(session: AsyncSession, user: User, token: AccessToken | None) -> common_pb2.Principal:
+async def principal_for(
+    session: AsyncSession, user: User, token: AccessToken | None, catalogue: Catalogue | None = None
+) -> common_pb2.Principal:
     principal = common_pb2.Principal(user_id=user.id, login=user.login)
     if token is not None:
         principal.token_id = token.id
         principal.token_kind = token.kind
-    for membership, org in await repo.memberships_of(session, user.id):
+    memberships = await repo.memberships_of(session, user.id)
+    for membership, org in memberships:
         principal.memberships.add(org_id=org.id, org_name=org.name, role=membership.role)
+    if catalogue is not None:
+        # The user's plan for user-level limits: the best of their own and their teams' plans.
+        owners = [owner_of_user(user.id)] + [owner_of_org(org.id) for _, org in memberships]
+        rows = await repo.subscriptions_for(session, owners)
+        principal.plan = catalogue.best([effective_plan_id(r.plan, r.status) for r in rows]).id
     return principal
 
 
-async def validate_token(session: AsyncSession, raw: str) -> tuple[common_pb2.Principal, int]:
+async def validate_token(
+    session: AsyncSession, raw: str, catalogue: Catalogue | None = None
+) -> tuple[common_pb2.Principal, int]:
     """Resolve a bearer token; expired → not_authenticated, malformed/revoked → invalid_token."""
     if not raw:
         raise ServiceError("not_authenticated", "missing bearer token")
@@ -44,7 +55,7 @@ async def validate_token(session: AsyncSession, raw: str) -> tuple[common_pb2.Pr
         raise ServiceError("invalid_token", "token owner no longer exists")
     if now - token.last_used_at > TOUCH_INTERVAL_SECONDS:
         await repo.touch_token(session, token.id, now)
-    return await principal_for(session, user, token), token.expires_at
+    return await principal_for(session, user, token, catalogue), token.expires_at
 
 
 async def issue_token(
@@ -62,6 +73,54 @@ async def issue_token(
     session.add(token)
     await session.flush()
     return token, raw
+
+
+def token_message(token: AccessToken) -> billing_pb2.PersonalToken:
+    return billing_pb2.PersonalToken(
+        id=token.id,
+        name=token.name,
+        prefix=token.prefix,
+        created_at=token.created_at,
+        expires_at=token.expires_at,
+        last_used_at=token.last_used_at,
+    )
+
+
+async def create_personal_token(
+    session: AsyncSession, user_id: str, name: str, expires_in_days: int, max_tokens: int
+) -> tuple[AccessToken, str]:
+    name = name.strip()
+    if not name or len(name) > 100:
+        raise ServiceError("validation_failed", "name must be 1 to 100 characters", {"field": "name"})
+    if expires_in_days < 0 or expires_in_days > 3650:
+        raise ServiceError("validation_failed", "expires_in_days must be 0 to 3650", {"field": "expires_in_days"})
+    user = await repo.lock_user(session, user_id)  # serializes the count check below per user
+    if user is None:
+        raise ServiceError("invalid_token", "token owner no longer exists")
+    if len(await repo.personal_tokens(session, user_id)) >= max_tokens:
+        raise ServiceError("conflict", f"at most {max_tokens} personal access tokens; revoke one first")
+    return await issue_token(session, user, "pat", name, expires_in_days * 86400)
+
+
+async def list_personal_tokens(session: AsyncSession, user_id: str) -> list[AccessToken]:
+    return list(await repo.personal_tokens(session, user_id))
+
+
+async def revoke_personal_token(session: AsyncSession, user_id: str, token_id: str) -> None:
+    token = await repo.token_by_id(session, token_id) if token_id else None
+    # Someone else's token and no token at all answer alike, so ids cannot be probed.
+    if token is None or token.user_id != user_id or token.kind != "pat" or token.revoked_at is not None:
+        raise ServiceError("not_found", "no such personal access token", {"token_id": token_id})
+    await repo.revoke_token(session, token.id, int(time.time()))
+
+
+async def sign_out(session: AsyncSession, user_id: str, raw: str) -> None:
+    """Revoke the presented token. Validation reads the database on every request, so it is
+    refused from the next request on."""
+    token = await repo.token_by_digest(session, tokens.digest(raw)) if raw else None
+    if token is None or token.user_id != user_id:
+        raise ServiceError("invalid_token", "the presented token is not the caller's")
+    await repo.revoke_token(session, token.id, int(time.time()))
 
 
 async def create_user(
@@ -90,9 +149,11 @@ async def create_user(
             org = Organization(name=org_name)
             session.add(org)
             await session.flush()
-        existing = {m.org_id for m, _ in await repo.memberships_of(session, user.id)}
+        existing = {m.org_id: m for m in await repo.all_memberships_of(session, user.id)}
         if org.id not in existing:
             session.add(Membership(org_id=org.id, user_id=user.id, role=role))
             await session.flush()
-    _, raw = await issue_token(session, user, "pat", token_name)
+        else:
+            existing[org.id].status = "active"  # an administrator's word accepts a pending invitation
+    _, raw = await issue_token(session, user, "pat", token_name or "admin-created")
     return user, org, raw

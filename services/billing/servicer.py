@@ -2,29 +2,213 @@
 
 from __future__ import annotations
 
-import grpc
+from typing import TypeAlias
 
-from services.billing import identity
-from services.contracts.v1 import billing_pb2, billing_pb2_grpc
-from services.kit.db import Database
+import grpc
+import orjson
+
+from services.billing import identity, payment_events, ratelimit, signin, subscriptions, teams, usage
+from services.billing.access import caller, split_owner
+from services.billing.deps import BillingDeps
+from services.contracts.v1 import billing_pb2, billing_pb2_grpc, common_pb2
+from services.kit.errors import ServiceError
+from services.kit.identity import can_access_owner, current_principal, owner_of_user
+
+Ctx: TypeAlias = grpc.aio.ServicerContext
+
+
+def document(body: object) -> common_pb2.JsonDocument:
+    return common_pb2.JsonDocument(json=orjson.dumps(body))
 
 
 class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
-    def __init__(self, db: Database) -> None:
-        self.db = db
+    def __init__(self, deps: BillingDeps) -> None:
+        self.deps = deps
+        self.db = deps.db
+
+    # --- identity ------------------------------------------------------------------------
 
     async def ValidateToken(
-        self, request: billing_pb2.ValidateTokenRequest, context: grpc.aio.ServicerContext
+        self, request: billing_pb2.ValidateTokenRequest, context: Ctx
     ) -> billing_pb2.ValidateTokenResponse:
         async with self.db.session() as session:
-            principal, expires_at = await identity.validate_token(session, request.token)
+            principal, expires_at = await identity.validate_token(session, request.token, self.deps.catalogue)
         return billing_pb2.ValidateTokenResponse(principal=principal, expires_at=expires_at)
 
-    async def CreateUser(
-        self, request: billing_pb2.CreateUserRequest, context: grpc.aio.ServicerContext
-    ) -> billing_pb2.CreateUserResponse:
+    async def CreateUser(self, request: billing_pb2.CreateUserRequest, context: Ctx) -> billing_pb2.CreateUserResponse:
         async with self.db.session() as session:
             user, org, raw = await identity.create_user(
                 session, request.login, request.email, request.org_name, request.org_role, request.token_name
             )
         return billing_pb2.CreateUserResponse(user_id=user.id, org_id=org.id if org else "", token=raw)
+
+    async def StartHostSignIn(
+        self, request: billing_pb2.StartHostSignInRequest, context: Ctx
+    ) -> billing_pb2.StartHostSignInResponse:
+        s = self.deps.settings
+        async with self.db.session() as session:
+            return await signin.start(
+                session, self.deps.host, request.redirect_uri, s.oauth_redirect_uri, s.oauth_state_ttl_seconds
+            )
+
+    async def SignInWithHost(
+        self, request: billing_pb2.SignInWithHostRequest, context: Ctx
+    ) -> billing_pb2.SignInResponse:
+        lifetime = self.deps.settings.session_lifetime_hours * 3600
+        return await signin.complete(
+            self.db, self.deps.host, self.deps.catalogue, request.code, request.state, lifetime
+        )
+
+    async def SignOut(self, request: billing_pb2.SignOutRequest, context: Ctx) -> billing_pb2.SignOutResponse:
+        principal = caller()
+        async with self.db.session() as session:
+            await identity.sign_out(session, principal.user_id, request.token)
+        return billing_pb2.SignOutResponse()
+
+    async def CreatePersonalToken(
+        self, request: billing_pb2.CreatePersonalTokenRequest, context: Ctx
+    ) -> billing_pb2.CreatePersonalTokenResponse:
+        principal = caller()
+        async with self.db.session() as session:
+            token, raw = await identity.create_personal_token(
+                session,
+                principal.user_id,
+                request.name,
+                request.expires_in_days,
+                self.deps.settings.max_personal_tokens,
+            )
+        return billing_pb2.CreatePersonalTokenResponse(token=identity.token_message(token), secret=raw)
+
+    async def ListPersonalTokens(
+        self, request: billing_pb2.ListPersonalTokensRequest, context: Ctx
+    ) -> billing_pb2.ListPersonalTokensResponse:
+        principal = caller()
+        async with self.db.session() as session:
+            found = await identity.list_personal_tokens(session, principal.user_id)
+        return billing_pb2.ListPersonalTokensResponse(tokens=[identity.token_message(t) for t in found])
+
+    async def RevokePersonalToken(
+        self, request: billing_pb2.RevokePersonalTokenRequest, context: Ctx
+    ) -> billing_pb2.RevokePersonalTokenResponse:
+        principal = caller()
+        async with self.db.session() as session:
+            await identity.revoke_personal_token(session, principal.user_id, request.token_id)
+        return billing_pb2.RevokePersonalTokenResponse()
+
+    async def CheckAccess(
+        self, request: billing_pb2.CheckAccessRequest, context: Ctx
+    ) -> billing_pb2.CheckAccessResponse:
+        split_owner(request.owner)
+        allowed = can_access_owner(caller(), request.owner, request.min_role or "viewer")
+        return billing_pb2.CheckAccessResponse(allowed=allowed)
+
+    # --- teams ---------------------------------------------------------------------------
+
+    async def ListMembers(
+        self, request: billing_pb2.ListMembersRequest, context: Ctx
+    ) -> billing_pb2.ListMembersResponse:
+        async with self.db.session() as session:
+            return await teams.list_members(session, caller(), request.org_id)
+
+    async def InviteMember(self, request: billing_pb2.InviteMemberRequest, context: Ctx) -> billing_pb2.MemberResponse:
+        async with self.db.session() as session:
+            member = await teams.invite(session, caller(), request.org_id, request.login, request.email, request.role)
+        return billing_pb2.MemberResponse(member=member)
+
+    async def RemoveMember(
+        self, request: billing_pb2.RemoveMemberRequest, context: Ctx
+    ) -> billing_pb2.RemoveMemberResponse:
+        async with self.db.session() as session:
+            await teams.remove(session, caller(), request.org_id, request.member_id)
+        return billing_pb2.RemoveMemberResponse()
+
+    async def ChangeMemberRole(
+        self, request: billing_pb2.ChangeMemberRoleRequest, context: Ctx
+    ) -> billing_pb2.MemberResponse:
+        async with self.db.session() as session:
+            member = await teams.change_role(session, caller(), request.org_id, request.member_id, request.role)
+        return billing_pb2.MemberResponse(member=member)
+
+    async def ChangeSeats(
+        self, request: billing_pb2.ChangeSeatsRequest, context: Ctx
+    ) -> billing_pb2.SubscriptionResponse:
+        async with self.db.session() as session:
+            await teams.check_seats(session, caller(), request.org_id, request.seats)
+            subscription = await subscriptions.change_seats(session, self.deps, request.org_id, request.seats)
+        self.deps.wake()
+        return billing_pb2.SubscriptionResponse(subscription=subscription)
+
+    # --- plans and subscriptions ----------------------------------------------------------
+
+    async def ListPlans(self, request: billing_pb2.ListPlansRequest, context: Ctx) -> common_pb2.JsonDocument:
+        caller()
+        return document(await subscriptions.plan_catalogue(self.deps))
+
+    async def GetAccountStatus(self, request: billing_pb2.AccountRequest, context: Ctx) -> common_pb2.JsonDocument:
+        async with self.db.session() as session:
+            return document(await subscriptions.status_document(session, self.deps.catalogue, caller(), request.org_id))
+
+    async def GetUsage(self, request: billing_pb2.AccountRequest, context: Ctx) -> common_pb2.JsonDocument:
+        async with self.db.session() as session:
+            return document(await subscriptions.usage(session, self.deps.catalogue, caller(), request.org_id))
+
+    async def StartCheckout(self, request: billing_pb2.CheckoutRequest, context: Ctx) -> common_pb2.JsonDocument:
+        async with self.db.session() as session:
+            return document(await subscriptions.checkout(session, self.deps, caller(), request))
+
+    async def OpenBillingPortal(self, request: billing_pb2.AccountRequest, context: Ctx) -> common_pb2.JsonDocument:
+        async with self.db.session() as session:
+            return document(await subscriptions.portal(session, self.deps, caller(), request.org_id))
+
+    async def SwitchPlan(
+        self, request: billing_pb2.SwitchPlanRequest, context: Ctx
+    ) -> billing_pb2.SubscriptionResponse:
+        async with self.db.session() as session:
+            result = await subscriptions.switch_plan(session, self.deps, caller(), request.org_id, request.plan)
+        self.deps.wake()
+        return billing_pb2.SubscriptionResponse(subscription=result)
+
+    async def CancelSubscription(
+        self, request: billing_pb2.AccountRequest, context: Ctx
+    ) -> billing_pb2.SubscriptionResponse:
+        async with self.db.session() as session:
+            result = await subscriptions.cancel(session, self.deps, caller(), request.org_id)
+        self.deps.wake()
+        return billing_pb2.SubscriptionResponse(subscription=result)
+
+    async def ReactivateSubscription(
+        self, request: billing_pb2.AccountRequest, context: Ctx
+    ) -> billing_pb2.SubscriptionResponse:
+        async with self.db.session() as session:
+            result = await subscriptions.reactivate(session, self.deps, caller(), request.org_id)
+        self.deps.wake()
+        return billing_pb2.SubscriptionResponse(subscription=result)
+
+    async def CheckQuota(self, request: billing_pb2.CheckQuotaRequest, context: Ctx) -> billing_pb2.CheckQuotaResponse:
+        split_owner(request.owner)
+        principal = current_principal()
+        # Services call this on behalf of a user (principal in metadata) or from a worker (none).
+        if principal is not None and principal.user_id and not can_access_owner(principal, request.owner):
+            raise ServiceError("forbidden", "the caller cannot act for this owner", {"owner": request.owner})
+        async with self.db.session() as session:
+            return await usage.check_quota(session, self.deps.catalogue, request.owner, request.metric, request.amount)
+
+    async def RecordAiUsage(
+        self, request: billing_pb2.RecordAiUsageRequest, context: Ctx
+    ) -> billing_pb2.RecordAiUsageResponse:
+        principal = caller()
+        async with self.db.session() as session:
+            await usage.record_ai(session, owner_of_user(principal.user_id), principal.user_id, request)
+        return billing_pb2.RecordAiUsageResponse()
+
+    async def HandlePaymentEvent(
+        self, request: billing_pb2.PaymentEventRequest, context: Ctx
+    ) -> billing_pb2.PaymentEventResponse:
+        if not request.event_id:
+            raise ServiceError("bad_request", "event id is required")
+        return await payment_events.handle(self.deps, request.event_id, request.event_type, request.payload)
+
+    async def HitRateLimit(self, request: billing_pb2.RateLimitRequest, context: Ctx) -> billing_pb2.RateLimitResponse:
+        window = self.deps.settings.rate_limit_window_seconds
+        async with self.db.session() as session:
+            return await ratelimit.hit(session, self.deps.catalogue, caller(), request.org_id[:64], window)

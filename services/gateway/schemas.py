@@ -86,23 +86,26 @@ class ReportFindings(Strict):
 
 
 class HostSignIn(Strict):
-    code: str = Field(..., min_length=1, max_length=512)
-    state: str = Field(..., min_length=1, max_length=512)
+    code: str = Field(..., min_length=1, max_length=512, description="The code the host sent to the redirect URI")
+    state: str = Field(..., min_length=1, max_length=512, description="The state from GET /v1/auth/host/authorize")
 
 
 class CreateToken(Strict):
     name: str = Field(..., min_length=1, max_length=100)
-    expires_in_days: int = Field(0, ge=0, le=3650)
+    expires_in_days: int = Field(0, ge=0, le=3650, description="0 = never expires")
+
+
+Role = Literal["viewer", "member", "team-admin"]
 
 
 class Invite(Strict):
-    login: str | None = Field(None, max_length=100)
+    login: str = Field(..., min_length=1, max_length=100, description="The invitee's code-host login")
     email: str | None = Field(None, max_length=320)
-    role: str = "member"
+    role: Role = "member"
 
 
 class ChangeRole(Strict):
-    role: str
+    role: Role
 
 
 class ChangeSeats(Strict):
@@ -110,19 +113,125 @@ class ChangeSeats(Strict):
 
 
 class OrgScoped(Strict):
-    org_id: str | None = None
+    org_id: str | None = Field(None, max_length=64, description="Organization id; omitted = your personal account")
 
 
 class Checkout(OrgScoped):
-    plan: str
-    trial: bool = False
-    seats: int = Field(1, ge=1, le=100000)
-    success_url: str = ""
-    cancel_url: str = ""
+    plan: str = Field(..., min_length=1, max_length=40)
+    trial: bool = Field(False, description="Start with the plan's trial (once per user)")
+    seats: int = Field(1, ge=1, le=100000, description="Organization checkouts: at least the current members")
+    success_url: str = Field("", max_length=2048)
+    cancel_url: str = Field("", max_length=2048)
 
 
 class SwitchPlan(OrgScoped):
+    plan: str = Field(..., min_length=1, max_length=40)
+
+
+# --- responses of the account, team and auth routes ---------------------------------------------
+
+
+class TokenInfo(BaseModel):
+    id: str
+    name: str
+    prefix: str = Field(description="The token's first characters, for recognition")
+    created_at: int
+    expires_at: int = Field(description="Unix seconds; 0 = never")
+    last_used_at: int = Field(description="Unix seconds, updated at most once a minute; 0 = never used")
+
+
+class TokenList(BaseModel):
+    tokens: list[TokenInfo]
+
+
+class CreatedToken(BaseModel):
+    token: TokenInfo
+    secret: str = Field(description="The token itself (crp_...), shown only in this response")
+
+
+class MembershipInfo(BaseModel):
+    org_id: str
+    org_name: str
+    role: Role
+
+
+class PrincipalInfo(BaseModel):
+    user_id: str
+    login: str
+    memberships: list[MembershipInfo]
+    token_id: str
+    token_kind: str = Field(description="session | pat")
+    plan: str = Field(description="The plan behind the caller's own limits")
+
+
+class UserRef(BaseModel):
+    id: str
+    login: str
+
+
+class Validated(PrincipalInfo):
+    valid: bool
+    user: UserRef
+
+
+class AuthorizeStart(BaseModel):
+    authorize_url: str = Field(description="Send the user here")
+    state: str = Field(description="Echoed back by the host; single use, expires in minutes")
+
+
+class SignedIn(BaseModel):
+    access_token: str = Field(description="A session token (crs_...)")
+    token_type: str = "bearer"
+    expires_at: int
+    principal: PrincipalInfo
+
+
+class MemberInfo(BaseModel):
+    id: str = Field(description="Membership id (the :id of the member routes)")
+    user_id: str
+    login: str
+    email: str
+    role: Role
+    status: Literal["active", "invited"]
+    joined_at: int
+
+
+class MemberList(BaseModel):
+    members: list[MemberInfo]
+    seats: int
+
+
+class MemberResult(BaseModel):
+    member: MemberInfo
+
+
+class SubscriptionInfo(BaseModel):
     plan: str
+    status: str
+    seats: int
+    current_period_end: int
+    cancel_at_period_end: bool
+    customer_id: str
+    owner: str
+
+
+class SubscriptionResult(BaseModel):
+    subscription: SubscriptionInfo
+
+
+class CheckoutStarted(BaseModel):
+    id: str
+    url: str | None = Field(description="The provider's hosted checkout page")
+    expires_at: int | None
+    plan: str
+    seats: int
+    trial_days: int
+
+
+class PortalSession(BaseModel):
+    id: str | None
+    url: str | None
+    return_url: str | None
 
 
 class ChatMessage(BaseModel):

@@ -10,6 +10,7 @@ import pytest
 from services.devrun.system import SystemLayout
 from tests.conftest import SESSION, DatabaseFactory
 from tests.e2e.harness import RunningSystem
+from tests.standins import accounts as account_standins
 from tests.standins.github_api import e2e_standin as github_standin
 
 
@@ -27,6 +28,8 @@ def system(databases: DatabaseFactory, nats_url: str) -> Iterator[RunningSystem]
             "CR_GATEWAY_PAYMENT_WEBHOOK_SECRET": "whsec_e2e",
             "CR_INDEXER_ALLOWED_ROOTS": str(work / "repos"),
             "CR_LOG_JSON": "true",
+            # Stripe, the code host's OAuth/user API and an AI upstream, as local stand-ins (tests/standins).
+            **account_standins.start().env(),
             # The GitHub REST API of the hostapp (app JWT, installation tokens, PRs, checks, reviews).
             **github_standin().env(),
             # Short job leases so a killed hostapp's job is redelivered within seconds.

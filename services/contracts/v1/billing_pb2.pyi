@@ -804,6 +804,11 @@ Global___SwitchPlanRequest: _TypeAlias = SwitchPlanRequest  # noqa: Y015
 
 @_typing.final
 class CheckQuotaRequest(_message.Message):
+    """Raises plan_required (the plan's cap is 0) or quota_exceeded (used + amount > cap)
+    unless amount is 0, which only reports. For "repositories" amount is the total the
+    owner would have after the action (billing does not count repositories itself).
+    """
+
     DESCRIPTOR: _descriptor.Descriptor
 
     OWNER_FIELD_NUMBER: _builtins.int
@@ -951,3 +956,50 @@ class PaymentEventResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PaymentEventResponse: _TypeAlias = PaymentEventResponse  # noqa: Y015
+
+@_typing.final
+class RateLimitRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ORG_ID_FIELD_NUMBER: _builtins.int
+    org_id: _builtins.str
+    """the organization the request is about, "" for none"""
+    def __init__(
+        self,
+        *,
+        org_id: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["org_id", b"org_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RateLimitRequest: _TypeAlias = RateLimitRequest  # noqa: Y015
+
+@_typing.final
+class RateLimitResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LIMIT_FIELD_NUMBER: _builtins.int
+    REMAINING_FIELD_NUMBER: _builtins.int
+    RESET_AT_FIELD_NUMBER: _builtins.int
+    limit: _builtins.int
+    """requests per window for the tightest scope; 0 = unlimited"""
+    remaining: _builtins.int
+    reset_at: _builtins.int
+    """unix seconds when the window ends"""
+    def __init__(
+        self,
+        *,
+        limit: _builtins.int = ...,
+        remaining: _builtins.int = ...,
+        reset_at: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["limit", b"limit", "remaining", b"remaining", "reset_at", b"reset_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RateLimitResponse: _TypeAlias = RateLimitResponse  # noqa: Y015

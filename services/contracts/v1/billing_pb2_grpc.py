@@ -160,6 +160,11 @@ class BillingServiceStub:
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.PaymentEventRequest.SerializeToString,
                 response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.PaymentEventResponse.FromString,
                 _registered_method=True)
+        self.HitRateLimit = channel.unary_unary(
+                '/services.contracts.v1.BillingService/HitRateLimit',
+                request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitRequest.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitResponse.FromString,
+                _registered_method=True)
 
 
 class BillingServiceServicer:
@@ -320,6 +325,16 @@ class BillingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def HitRateLimit(self, request, context):
+        """Rate limiting of /v1: one fixed-window hit for the principal's token (and the
+        organization the request names, when the principal belongs to it). Raises
+        rate_limited (details.retry_after) past the plan's limit. Counters live in
+        billing's database, so every gateway replica shares them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BillingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -447,6 +462,11 @@ def add_BillingServiceServicer_to_server(servicer, server):
                     servicer.HandlePaymentEvent,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.PaymentEventRequest.FromString,
                     response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.PaymentEventResponse.SerializeToString,
+            ),
+            'HitRateLimit': grpc.unary_unary_rpc_method_handler(
+                    servicer.HitRateLimit,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitRequest.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1124,6 +1144,33 @@ class BillingService:
             '/services.contracts.v1.BillingService/HandlePaymentEvent',
             services_dot_contracts_dot_v1_dot_billing__pb2.PaymentEventRequest.SerializeToString,
             services_dot_contracts_dot_v1_dot_billing__pb2.PaymentEventResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HitRateLimit(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/services.contracts.v1.BillingService/HitRateLimit',
+            services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitRequest.SerializeToString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitResponse.FromString,
             options,
             channel_credentials,
             insecure,

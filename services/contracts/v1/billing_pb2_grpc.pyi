@@ -65,6 +65,12 @@ class BillingServiceStub:
     """Payment-provider webhook: the gateway verified the signature; billing records
     the event id and applies it exactly once.
     """
+    HitRateLimit: _grpc.UnaryUnaryMultiCallable[_billing_pb2.RateLimitRequest, _billing_pb2.RateLimitResponse]
+    """Rate limiting of /v1: one fixed-window hit for the principal's token (and the
+    organization the request names, when the principal belongs to it). Raises
+    rate_limited (details.retry_after) past the plan's limit. Counters live in
+    billing's database, so every gateway replica shares them.
+    """
 
 @_typing.type_check_only
 class BillingServiceAsyncStub(BillingServiceStub):
@@ -99,6 +105,12 @@ class BillingServiceAsyncStub(BillingServiceStub):
     HandlePaymentEvent: _aio.UnaryUnaryMultiCallable[_billing_pb2.PaymentEventRequest, _billing_pb2.PaymentEventResponse]  # type: ignore[assignment]
     """Payment-provider webhook: the gateway verified the signature; billing records
     the event id and applies it exactly once.
+    """
+    HitRateLimit: _aio.UnaryUnaryMultiCallable[_billing_pb2.RateLimitRequest, _billing_pb2.RateLimitResponse]  # type: ignore[assignment]
+    """Rate limiting of /v1: one fixed-window hit for the principal's token (and the
+    organization the request names, when the principal belongs to it). Raises
+    rate_limited (details.retry_after) past the plan's limit. Counters live in
+    billing's database, so every gateway replica shares them.
     """
 
 class BillingServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -281,6 +293,18 @@ class BillingServiceServicer(metaclass=_abc_1.ABCMeta):
     ) -> _typing.Union[_billing_pb2.PaymentEventResponse, _abc.Awaitable[_billing_pb2.PaymentEventResponse]]:
         """Payment-provider webhook: the gateway verified the signature; billing records
         the event id and applies it exactly once.
+        """
+
+    @_abc_1.abstractmethod
+    def HitRateLimit(
+        self,
+        request: _billing_pb2.RateLimitRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_billing_pb2.RateLimitResponse, _abc.Awaitable[_billing_pb2.RateLimitResponse]]:
+        """Rate limiting of /v1: one fixed-window hit for the principal's token (and the
+        organization the request names, when the principal belongs to it). Raises
+        rate_limited (details.retry_after) past the plan's limit. Counters live in
+        billing's database, so every gateway replica shares them.
         """
 
 def add_BillingServiceServicer_to_server(servicer: BillingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

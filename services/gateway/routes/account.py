@@ -9,7 +9,17 @@ from fastapi import APIRouter, Body, Query, Request, Response
 
 from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
-from services.gateway.schemas import Checkout, CreateToken, OrgScoped, SwitchPlan
+from services.gateway.schemas import (
+    Checkout,
+    CheckoutStarted,
+    CreatedToken,
+    CreateToken,
+    OrgScoped,
+    PortalSession,
+    SubscriptionResult,
+    SwitchPlan,
+    TokenList,
+)
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user
 
@@ -19,13 +29,13 @@ audit_router = APIRouter(tags=["audit"])
 OrgQuery = Query("", description="Organization id for an organization-scoped subscription", max_length=64)
 
 
-@router.get("/status", summary="Plan, status, seats, period end, cancel flag, usage against caps")
+@router.get("/status", summary="Plan, status, seats, period end, cancel flag, usage against caps (any member)")
 async def status(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
     request = billing_pb2.AccountRequest(org_id=org_id)
     return from_document(await call(clients.billing.GetAccountStatus, request, principal=principal))
 
 
-@router.get("/usage", summary="Current-period usage records")
+@router.get("/usage", summary="Current-period usage records (any member)")
 async def usage(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
     request = billing_pb2.AccountRequest(org_id=org_id)
     return from_document(await call(clients.billing.GetUsage, request, principal=principal))
@@ -36,43 +46,62 @@ async def plans(principal: PrincipalDep, clients: ClientsDep) -> Any:
     return from_document(await call(clients.billing.ListPlans, billing_pb2.ListPlansRequest(), principal=principal))
 
 
-@router.post("/checkout", summary="Start a payment-provider checkout session")
+@router.post(
+    "/checkout",
+    response_model=CheckoutStarted,
+    summary="Start a payment-provider checkout session (team-admin for an org)",
+)
 async def checkout(body: Checkout, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.CheckoutRequest(**body.model_dump(exclude_none=True))
     return from_document(await call(clients.billing.StartCheckout, request, principal=principal, timeout=30))
 
 
-@router.post("/billing-portal", summary="Open the payment-provider billing portal")
+@router.post(
+    "/billing-portal",
+    response_model=PortalSession,
+    summary="Open the payment-provider billing portal (team-admin for an org)",
+)
 async def billing_portal(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
     request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
     return from_document(await call(clients.billing.OpenBillingPortal, request, principal=principal, timeout=30))
 
 
-@router.post("/switch-plan", summary="Change to a different plan (prorated)")
+@router.post(
+    "/switch-plan",
+    response_model=SubscriptionResult,
+    summary="Change to a different plan, prorated (team-admin for an org)",
+)
 async def switch_plan(body: SwitchPlan, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.SwitchPlanRequest(**body.model_dump(exclude_none=True))
     return to_dict(await call(clients.billing.SwitchPlan, request, principal=principal, timeout=30))
 
 
-@router.post("/cancel", summary="Cancel at period end")
+@router.post("/cancel", response_model=SubscriptionResult, summary="Cancel at period end (team-admin for an org)")
 async def cancel(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
     request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
     return to_dict(await call(clients.billing.CancelSubscription, request, principal=principal, timeout=30))
 
 
-@router.post("/reactivate", summary="Undo a pending cancellation")
+@router.post(
+    "/reactivate", response_model=SubscriptionResult, summary="Undo a pending cancellation (team-admin for an org)"
+)
 async def reactivate(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
     request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
     return to_dict(await call(clients.billing.ReactivateSubscription, request, principal=principal, timeout=30))
 
 
-@router.get("/tokens", summary="List personal access tokens (never their secrets)")
+@router.get("/tokens", response_model=TokenList, summary="List personal access tokens (never their secrets)")
 async def list_tokens(principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.ListPersonalTokensRequest()
     return to_dict(await call(clients.billing.ListPersonalTokens, request, principal=principal))
 
 
-@router.post("/tokens", status_code=201, summary="Create a personal access token (the secret is shown once)")
+@router.post(
+    "/tokens",
+    status_code=201,
+    response_model=CreatedToken,
+    summary="Create a personal access token (the secret is shown once)",
+)
 async def create_token(body: CreateToken, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.CreatePersonalTokenRequest(name=body.name, expires_in_days=body.expires_in_days)
     return to_dict(await call(clients.billing.CreatePersonalToken, request, principal=principal))

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import uuid
 from typing import Any
 
 import httpx
@@ -13,9 +14,9 @@ from fastapi.responses import StreamingResponse
 from services.contracts.v1 import billing_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep
 from services.gateway.schemas import Chat
-from services.kit.context import current_request_id
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
+from services.kit.identity import owner_of_user
 
 log = logging.getLogger(__name__)
 router = APIRouter(prefix="/ai", tags=["internal"])
@@ -36,18 +37,26 @@ async def chat(body: Chat, request: Request, principal: PrincipalDep, clients: C
     url = settings.ai_upstream_url.rstrip("/") + "/chat/completions"
     headers = {"authorization": f"Bearer {settings.ai_upstream_key}"} if settings.ai_upstream_key else {}
     client: httpx.AsyncClient = request.app.state.ai_client
+    # Refuse before spending upstream tokens: plan_required without AI in the plan, quota_exceeded past the cap.
+    quota = billing_pb2.CheckQuotaRequest(owner=owner_of_user(principal.user_id), metric="ai_tokens", amount=1)
+    await call(clients.billing.CheckQuota, quota, principal=principal)
+    # The usage record's dedupe key: one per proxied call (the request id can come from the client).
+    usage_id = f"ai-{uuid.uuid4().hex}"
 
     async def record(usage: dict[str, Any]) -> None:
-        await call(
-            clients.billing.RecordAiUsage,
-            billing_pb2.RecordAiUsageRequest(
-                request_id=current_request_id(),
-                prompt_tokens=int(usage.get("prompt_tokens", 0)),
-                completion_tokens=int(usage.get("completion_tokens", 0)),
-                model=str(payload["model"]),
-            ),
-            principal=principal,
-        )
+        try:
+            await call(
+                clients.billing.RecordAiUsage,
+                billing_pb2.RecordAiUsageRequest(
+                    request_id=usage_id,
+                    prompt_tokens=int(usage.get("prompt_tokens") or 0),
+                    completion_tokens=int(usage.get("completion_tokens") or 0),
+                    model=str(payload["model"]),
+                ),
+                principal=principal,
+            )
+        except Exception as exc:  # the answer is already paid for upstream; losing the record must not lose it
+            log.warning("could not record AI usage %s: %s", usage_id, exc)
 
     if not body.stream:
         try:
@@ -56,8 +65,11 @@ async def chat(body: Chat, request: Request, principal: PrincipalDep, clients: C
             raise ServiceError("upstream_error", f"AI upstream unreachable: {exc}") from None
         if upstream.status_code >= 400:
             raise ServiceError("upstream_error", "AI upstream refused the request", {"status": upstream.status_code})
-        data = upstream.json()
-        await record(data.get("usage") or {})
+        try:
+            data = upstream.json()
+        except ValueError:
+            raise ServiceError("upstream_error", "AI upstream answered with something other than JSON") from None
+        await record((data.get("usage") if isinstance(data, dict) else None) or {})
         return data
 
     payload["stream_options"] = {"include_usage": True}
@@ -76,15 +88,16 @@ async def chat(body: Chat, request: Request, principal: PrincipalDep, clients: C
             async for line in upstream.aiter_lines():
                 if line.startswith("data: ") and line != "data: [DONE]":
                     try:
-                        usage = orjson.loads(line[6:]).get("usage") or usage
+                        chunk = orjson.loads(line[6:])
                     except orjson.JSONDecodeError:
-                        pass
+                        chunk = None
+                    if isinstance(chunk, dict):
+                        usage = chunk.get("usage") or usage
                 yield (line + "\n").encode()
         finally:
             await upstream.aclose()
-            try:
-                await record(usage)
-            except Exception as exc:  # usage recording must not break a finished stream
-                log.warning("could not record AI usage: %s", exc)
+            await record(usage)
 
-    return StreamingResponse(relay(), media_type="text/event-stream")
+    # No buffering between the upstream and the client (proxies included).
+    stream_headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return StreamingResponse(relay(), media_type="text/event-stream", headers=stream_headers)

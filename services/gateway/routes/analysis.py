@@ -21,10 +21,9 @@ def render(result: analyzer_pb2.AnalysisResult, fmt: str) -> Any:
         return from_document(result.sarif)
     body = to_dict(result)
     body.pop("sarif", None)
-    for finding in body["findings"]:
-        finding["evidence"] = (
-            orjson.loads(finding["evidence"]["json"]) if finding.get("evidence", {}).get("json") else {}
-        )
+    # MessageToDict renders bytes as base64: read the evidence JSON from the message itself.
+    for finding, message in zip(body["findings"], result.findings, strict=True):
+        finding["evidence"] = orjson.loads(message.evidence.json) if message.evidence.json else {}
     return body
 
 

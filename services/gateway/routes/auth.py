@@ -8,25 +8,33 @@ from fastapi import APIRouter, Query, Request, Response
 
 from services.contracts.v1 import billing_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, bearer_token, to_dict
-from services.gateway.schemas import HostSignIn
+from services.gateway.schemas import AuthorizeStart, HostSignIn, SignedIn, Validated
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 
 
-@router.get("/host/authorize", summary="Start code-host sign-in: the authorize URL and its state")
+@router.get(
+    "/host/authorize",
+    response_model=AuthorizeStart,
+    summary="Start code-host sign-in: the authorize URL and its state (no bearer token)",
+)
 async def authorize(clients: ClientsDep, redirect_uri: str = Query("", max_length=2048)) -> Any:
     request = billing_pb2.StartHostSignInRequest(redirect_uri=redirect_uri)
     return to_dict(await call(clients.billing.StartHostSignIn, request))
 
 
-@router.post("/host", summary="Code-host OAuth, server-side flow: exchange the code for our access token")
+@router.post(
+    "/host",
+    response_model=SignedIn,
+    summary="Code-host OAuth, server-side flow: exchange the code for a session token (no bearer token)",
+)
 async def host_sign_in(body: HostSignIn, clients: ClientsDep) -> Any:
     request = billing_pb2.SignInWithHostRequest(code=body.code, state=body.state)
     return to_dict(await call(clients.billing.SignInWithHost, request, timeout=30))
 
 
-@router.get("/validate", summary="Verify a token and say whom it belongs to")
+@router.get("/validate", response_model=Validated, summary="Verify a token and say whom it belongs to")
 async def validate(principal: PrincipalDep) -> dict[str, Any]:
     body = to_dict(principal)
     return {"valid": True, "user": {"id": body["user_id"], "login": body["login"]}, **body}

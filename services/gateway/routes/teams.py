@@ -8,19 +8,21 @@ from fastapi import APIRouter, Response
 
 from services.contracts.v1 import billing_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, to_dict
-from services.gateway.schemas import ChangeRole, ChangeSeats, Invite
+from services.gateway.schemas import ChangeRole, ChangeSeats, Invite, MemberList, MemberResult, SubscriptionResult
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/teams", tags=["teams"])
 
 
-@router.get("/{org_id}/members", summary="List members")
+@router.get("/{org_id}/members", response_model=MemberList, summary="List members and the seat count")
 async def members(org_id: str, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.ListMembersRequest(org_id=org_id)
     return to_dict(await call(clients.billing.ListMembers, request, principal=principal))
 
 
-@router.post("/{org_id}/invite", status_code=201, summary="Invite a member (bounded by seats)")
+@router.post(
+    "/{org_id}/invite", status_code=201, response_model=MemberResult, summary="Invite a member (bounded by seats)"
+)
 async def invite(org_id: str, body: Invite, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.InviteMemberRequest(org_id=org_id, **body.model_dump(exclude_none=True))
     return to_dict(await call(clients.billing.InviteMember, request, principal=principal))
@@ -33,7 +35,7 @@ async def remove(org_id: str, member_id: str, principal: PrincipalDep, clients: 
     return Response(status_code=204)
 
 
-@router.patch("/{org_id}/members/{member_id}/role", summary="Change a member's role")
+@router.patch("/{org_id}/members/{member_id}/role", response_model=MemberResult, summary="Change a member's role")
 async def change_role(
     org_id: str, member_id: str, body: ChangeRole, principal: PrincipalDep, clients: ClientsDep
 ) -> Any:
@@ -41,7 +43,11 @@ async def change_role(
     return to_dict(await call(clients.billing.ChangeMemberRole, request, principal=principal))
 
 
-@router.post("/{org_id}/seats", summary="Change the seat count (never below current members)")
+@router.post(
+    "/{org_id}/seats",
+    response_model=SubscriptionResult,
+    summary="Change the seat count (never below current members; the subscription follows)",
+)
 async def seats(org_id: str, body: ChangeSeats, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.ChangeSeatsRequest(org_id=org_id, seats=body.seats)
     return to_dict(await call(clients.billing.ChangeSeats, request, principal=principal, timeout=30))

@@ -1,0 +1,335 @@
+"""Subscription rules: status, checkout, billing portal, switch plan, cancel, reactivate, seats.
+
+Provider calls happen while the owner's subscription row is locked, so changes to one account
+are serialized. Each call's Idempotency-Key names the operation, the row's ``version`` and the
+parameters: a retry after a lost answer repeats the same key (the provider replays its
+result), the next operation gets a new one.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+import uuid
+from decimal import Decimal
+from typing import Any
+from urllib.parse import urlsplit
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.billing import repository as repo
+from services.billing.access import account_owner
+from services.billing.deps import BillingDeps
+from services.billing.models import Organization, Subscription, outbox
+from services.billing.payments import ProviderSubscription, idempotency_key
+from services.billing.plans import LIVE_STATUSES, METRICS, UNLIMITED, Catalogue
+from services.billing.usage import plan_of, usage_against_caps, usage_document
+from services.contracts.v1 import billing_pb2, common_pb2, events_pb2
+from services.kit.bus import SUBJECT_SUBSCRIPTION_CHANGED
+from services.kit.errors import ServiceError
+from services.kit.outbox import add_event
+
+log = logging.getLogger(__name__)
+ADMIN = "team-admin"
+
+
+def subscription_message(owner: str, row: Subscription | None, seats: int = 1) -> billing_pb2.Subscription:
+    if row is None:
+        return billing_pb2.Subscription(plan="free", status="active", seats=seats, owner=owner)
+    return billing_pb2.Subscription(
+        plan=row.plan,
+        status=row.status,
+        seats=row.seats,
+        current_period_end=row.current_period_end,
+        cancel_at_period_end=row.cancel_at_period_end,
+        customer_id=row.customer_id or "",
+        owner=row.owner,
+    )
+
+
+async def publish_change(session: AsyncSession, row: Subscription) -> None:
+    message = events_pb2.SubscriptionChanged(owner=row.owner, plan=row.plan, status=row.status, seats=row.seats)
+    await add_event(session, outbox, SUBJECT_SUBSCRIPTION_CHANGED, "subscription.changed", message)
+
+
+async def apply_state(
+    session: AsyncSession, row: Subscription, state: ProviderSubscription, catalogue: Catalogue
+) -> None:
+    """Copy the provider's subscription onto the row (spec: plan, status, seat count, period end,
+    cancel-at-period-end), keep an organization's seats in step, and announce the change."""
+    plan = catalogue.by_price(state.price_id)
+    if plan is not None:
+        row.plan = plan.id
+    else:
+        log.warning("subscription %s has price %s that no plan uses; plan kept", state.id, state.price_id)
+    row.subscription_id = state.id or row.subscription_id
+    row.customer_id = state.customer or row.customer_id
+    row.status = state.status or row.status
+    row.seats = max(1, state.quantity)
+    row.current_period_start = state.current_period_start
+    row.current_period_end = state.current_period_end
+    row.cancel_at_period_end = state.cancel_at_period_end
+    row.trial_end = state.trial_end
+    row.version += 1
+    await sync_org_seats(session, row)
+    await publish_change(session, row)
+
+
+async def sync_org_seats(session: AsyncSession, row: Subscription) -> None:
+    kind, _, org_id = row.owner.partition(":")
+    if kind == "org":
+        org = await repo.lock_org(session, org_id)
+        if org is not None:
+            org.seats = row.seats
+
+
+async def _seats(session: AsyncSession, owner: str) -> int:
+    kind, _, ident = owner.partition(":")
+    if kind == "org":
+        org = await session.get(Organization, ident)
+        return org.seats if org else 1
+    return 1
+
+
+def _live(row: Subscription | None) -> bool:
+    return row is not None and bool(row.subscription_id) and row.status in LIVE_STATUSES
+
+
+async def status_document(
+    session: AsyncSession, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str
+) -> dict[str, Any]:
+    # Exempt from team-admin: any member may see the plan and usage they work under.
+    owner = account_owner(principal, org_id, "viewer")
+    row = await repo.subscription_for(session, owner)
+    plan = plan_of(row, catalogue)
+    user = await repo.user_by_id(session, principal.user_id)
+    body = {
+        "owner": owner,
+        "plan": row.plan if row else "free",
+        "plan_name": catalogue.get(row.plan if row else "free").name,
+        "effective_plan": plan.id,
+        "status": row.status if row else "active",
+        "seats": row.seats if row else await _seats(session, owner),
+        "current_period_end": row.current_period_end if row else 0,
+        "cancel_at_period_end": row.cancel_at_period_end if row else False,
+        "trial_end": row.trial_end if row else 0,
+        "trial_used": bool(user and user.trial_used),
+        "customer_linked": bool(row and row.customer_id),
+        "rate_limit": {"per_minute": plan.rate_limit_per_minute, "org_per_minute": plan.org_rate_limit_per_minute},
+    }
+    body.update(await usage_against_caps(session, owner, row, catalogue, int(time.time())))
+    return body
+
+
+async def usage(
+    session: AsyncSession, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str
+) -> dict[str, Any]:
+    owner = account_owner(principal, org_id, "viewer")
+    return await usage_document(session, owner, await repo.subscription_for(session, owner), catalogue)
+
+
+PRICE_FIELDS = (
+    "id",
+    "currency",
+    "unit_amount",
+    "unit_amount_decimal",
+    "billing_scheme",
+    "product",
+    "nickname",
+    "active",
+)
+
+
+async def plan_catalogue(deps: BillingDeps) -> dict[str, Any]:
+    """Plans with the provider's live price detail (cached by ``Payments.get_price``)."""
+    plans = []
+    for plan in deps.catalogue.plans:
+        price: dict[str, Any] | None = None
+        if plan.paid and deps.payments.configured:
+            detail = await deps.payments.get_price(plan.price_id)
+            if detail is not None:
+                recurring = detail.get("recurring") or {}
+                # str(): the SDK gives decimals as Decimal, which JSON has no type for.
+                price = {k: str(v) if isinstance(v := detail.get(k), Decimal) else v for k in PRICE_FIELDS}
+                price["interval"] = recurring.get("interval")
+                price["interval_count"] = recurring.get("interval_count")
+        plans.append(
+            {
+                "id": plan.id,
+                "name": plan.name,
+                "paid": plan.paid,
+                "price_id": plan.price_id or None,
+                "price": price,  # None: free, or the provider did not answer (see price_available)
+                "price_available": price is not None or not plan.paid,
+                "trial_days": plan.trial_days,
+                "caps": {metric: plan.cap(metric) for metric in METRICS},
+                "max_seats": plan.max_seats,
+                "rate_limit_per_minute": plan.rate_limit_per_minute,
+                "org_rate_limit_per_minute": plan.org_rate_limit_per_minute,
+            }
+        )
+    return {"plans": plans, "currency_note": "amounts are in the currency's smallest unit"}
+
+
+def _url(value: str, default: str, field: str) -> str:
+    if not value:
+        return default
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.netloc or len(value) > 2048:
+        raise ServiceError("validation_failed", f"{field} must be an absolute http(s) URL", {"field": field})
+    return value
+
+
+async def _customer(
+    deps: BillingDeps, session: AsyncSession, row: Subscription, principal: common_pb2.Principal
+) -> str:
+    if row.customer_id:
+        return row.customer_id
+    user = await repo.user_by_id(session, principal.user_id)
+    name = next((m.org_name for m in principal.memberships if f"org:{m.org_id}" == row.owner), principal.login)
+    row.customer_id = await deps.payments.create_customer(row.owner, name, user.email if user else "")
+    return row.customer_id
+
+
+async def checkout(
+    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, request: billing_pb2.CheckoutRequest
+) -> dict[str, Any]:
+    owner = account_owner(principal, request.org_id, ADMIN)
+    plan = deps.catalogue.paid_plan(request.plan)
+    user = await repo.user_by_id(session, principal.user_id)
+    if request.trial:
+        if plan.trial_days <= 0:
+            raise ServiceError("validation_failed", f"the {plan.name} plan has no trial", {"field": "trial"})
+        if user is None or user.trial_used:
+            raise ServiceError("trial_already_used", "a trial can be started only once per user")
+    deps.payments.require_configured()  # before any row is written
+    seats = 1
+    if request.org_id:
+        seats = max(request.seats or 1, await repo.seated_count(session, request.org_id))
+        if plan.max_seats != UNLIMITED and seats > plan.max_seats:
+            raise ServiceError(
+                "validation_failed", f"the {plan.name} plan allows {plan.max_seats} seats", {"field": "seats"}
+            )
+    row = await repo.ensure_subscription(session, owner, seats)
+    if _live(row):
+        raise ServiceError(
+            "conflict",
+            "this account already has a subscription; use switch-plan",
+            {"plan": row.plan, "status": row.status},
+        )
+    customer = await _customer(deps, session, row, principal)
+    subscription_data: dict[str, Any] = {"metadata": {"owner": owner, "plan": plan.id}}
+    if request.trial:
+        subscription_data["trial_period_days"] = plan.trial_days
+    params = {
+        "mode": "subscription",
+        "customer": customer,
+        "line_items": [{"price": plan.price_id, "quantity": seats}],
+        "success_url": _url(request.success_url, deps.settings.checkout_success_url, "success_url"),
+        "cancel_url": _url(request.cancel_url, deps.settings.checkout_cancel_url, "cancel_url"),
+        "client_reference_id": owner.replace(":", "_"),
+        "metadata": {"owner": owner, "plan": plan.id, "user_id": principal.user_id},
+        "subscription_data": subscription_data,
+    }
+    key = idempotency_key("checkout.create", owner, row.version, params=params)
+    created = await deps.payments.create_checkout_session(params, key)
+    row.checkout_session_id = str(created.get("id") or "")
+    return {
+        "id": row.checkout_session_id,
+        "url": created.get("url"),
+        "expires_at": created.get("expires_at"),
+        "plan": plan.id,
+        "seats": seats,
+        "trial_days": plan.trial_days if request.trial else 0,
+    }
+
+
+async def portal(
+    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
+) -> dict[str, Any]:
+    owner = account_owner(principal, org_id, ADMIN)
+    row = await repo.subscription_for(session, owner)
+    if row is None or not row.customer_id:
+        raise ServiceError("plan_required", "no billing account yet: start with a checkout")
+    # Each opening is its own operation; the SDK's own retries reuse this key.
+    key = idempotency_key("portal.create", owner, uuid.uuid4().hex)
+    created = await deps.payments.create_portal_session(row.customer_id, deps.settings.portal_return_url, key)
+    return {"id": created.get("id"), "url": created.get("url"), "return_url": created.get("return_url")}
+
+
+async def _locked_live(session: AsyncSession, principal: common_pb2.Principal, org_id: str) -> Subscription:
+    owner = account_owner(principal, org_id, ADMIN)
+    row = await repo.subscription_for(session, owner, lock=True)
+    if row is None or not _live(row):
+        raise ServiceError("plan_required", "no active paid subscription on this account; start with a checkout")
+    return row
+
+
+async def _update(deps: BillingDeps, session: AsyncSession, row: Subscription, op: str, params: dict[str, Any]) -> None:
+    key = idempotency_key(op, row.subscription_id, row.version, params=params)
+    state = await deps.payments.update_subscription(str(row.subscription_id), params, key)
+    await apply_state(session, row, state, deps.catalogue)
+
+
+async def switch_plan(
+    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str, plan_id: str
+) -> billing_pb2.Subscription:
+    plan = deps.catalogue.paid_plan(plan_id)
+    row = await _locked_live(session, principal, org_id)
+    if row.plan == plan.id:
+        return subscription_message(row.owner, row)
+    if plan.max_seats != UNLIMITED and row.seats > plan.max_seats:
+        raise ServiceError(
+            "validation_failed", f"the {plan.name} plan allows {plan.max_seats} seats", {"field": "plan"}
+        )
+    current = await deps.payments.get_subscription(str(row.subscription_id))
+    if current is None:
+        raise ServiceError("conflict", "the provider no longer has this subscription")
+    params = {
+        "items": [{"id": current.item_id, "price": plan.price_id}],
+        "proration_behavior": "create_prorations",
+        "metadata": {"owner": row.owner, "plan": plan.id},
+    }
+    await _update(deps, session, row, "subscription.switch", params)
+    return subscription_message(row.owner, row)
+
+
+async def cancel(
+    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
+) -> billing_pb2.Subscription:
+    row = await _locked_live(session, principal, org_id)
+    if not row.cancel_at_period_end:
+        await _update(deps, session, row, "subscription.cancel", {"cancel_at_period_end": True})
+    return subscription_message(row.owner, row)
+
+
+async def reactivate(
+    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
+) -> billing_pb2.Subscription:
+    row = await _locked_live(session, principal, org_id)
+    if row.cancel_at_period_end:
+        await _update(deps, session, row, "subscription.reactivate", {"cancel_at_period_end": False})
+    return subscription_message(row.owner, row)
+
+
+async def change_seats(session: AsyncSession, deps: BillingDeps, org_id: str, seats: int) -> billing_pb2.Subscription:
+    """After teams.check_seats: the provider's quantity follows, then the organization's seats."""
+    owner = f"org:{org_id}"
+    row = await repo.subscription_for(session, owner, lock=True)
+    plan = plan_of(row, deps.catalogue)
+    if plan.max_seats != UNLIMITED and seats > plan.max_seats:
+        raise ServiceError(
+            "plan_required", f"the {plan.name} plan allows {plan.max_seats} seats", {"max_seats": plan.max_seats}
+        )
+    if row is not None and _live(row) and row.seats != seats:
+        current = await deps.payments.get_subscription(str(row.subscription_id))
+        if current is None:
+            raise ServiceError("conflict", "the provider no longer has this subscription")
+        params = {"items": [{"id": current.item_id, "quantity": seats}], "proration_behavior": "create_prorations"}
+        await _update(deps, session, row, "subscription.seats", params)
+    elif row is not None:
+        row.seats = seats
+    org = await repo.lock_org(session, org_id)
+    if org is not None:
+        org.seats = seats
+    return subscription_message(owner, row, seats)

@@ -1,0 +1,131 @@
+"""Team rules (team-admin only): members, invitations bounded by seats, roles, removal that
+never leaves an organization without an admin. Every mutation locks the organization row."""
+
+from __future__ import annotations
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.billing import repository as repo
+from services.billing.access import require_role
+from services.billing.models import Membership, Organization, User
+from services.contracts.v1 import billing_pb2, common_pb2
+from services.kit.errors import ServiceError
+from services.kit.identity import ROLES
+
+ADMIN = "team-admin"
+
+
+def member_message(membership: Membership, user: User) -> billing_pb2.Member:
+    return billing_pb2.Member(
+        id=membership.id,
+        user_id=user.id,
+        login=user.login,
+        email=user.email,
+        role=membership.role,
+        status=membership.status,
+        joined_at=membership.created_at,
+    )
+
+
+def _check_role(role: str) -> str:
+    if role not in ROLES:
+        raise ServiceError("validation_failed", f"role must be one of {', '.join(ROLES)}", {"field": "role"})
+    return role
+
+
+async def _admin_org(session: AsyncSession, principal: common_pb2.Principal, org_id: str) -> Organization:
+    require_role(principal, org_id, ADMIN)
+    org = await repo.lock_org(session, org_id)
+    if org is None:  # the principal was built from this row moments ago; it was deleted since
+        raise ServiceError("forbidden", "requires the team-admin role in this organization", {"org_id": org_id})
+    return org
+
+
+async def list_members(
+    session: AsyncSession, principal: common_pb2.Principal, org_id: str
+) -> billing_pb2.ListMembersResponse:
+    require_role(principal, org_id, ADMIN)
+    org = await session.get(Organization, org_id)
+    response = billing_pb2.ListMembersResponse(seats=org.seats if org else 0)
+    for membership, user in await repo.members_of(session, org_id):
+        response.members.append(member_message(membership, user))
+    return response
+
+
+async def invite(
+    session: AsyncSession, principal: common_pb2.Principal, org_id: str, login: str, email: str, role: str
+) -> billing_pb2.Member:
+    org = await _admin_org(session, principal, org_id)
+    role = _check_role(role or "member")
+    login, email = login.strip(), email.strip()
+    if not login:
+        raise ServiceError("validation_failed", "login (the invitee's code-host login) is required", {"field": "login"})
+    seated = await repo.seated_count(session, org.id)
+    if seated >= org.seats:
+        raise ServiceError(
+            "seat_limit_reached",
+            f"all {org.seats} seats are taken; add seats first",
+            {"seats": org.seats, "members": seated},
+        )
+    user = await repo.user_by_login_ci(session, login)
+    if user is None:
+        # A placeholder the invitee's first sign-in links to (matched by login).
+        user = User(login=login, email=email)
+        session.add(user)
+        await session.flush()
+    if await repo.membership_of_user(session, org.id, user.id) is not None:
+        raise ServiceError("conflict", f"{user.login} is already a member or invited", {"login": user.login})
+    membership = Membership(org_id=org.id, user_id=user.id, role=role, status="invited")
+    session.add(membership)
+    await session.flush()
+    return member_message(membership, user)
+
+
+async def _member(session: AsyncSession, org_id: str, member_id: str) -> tuple[Membership, User]:
+    membership = await repo.membership_in(session, org_id, member_id) if member_id else None
+    user = await repo.user_by_id(session, membership.user_id) if membership else None
+    if membership is None or user is None:
+        raise ServiceError("not_found", "no such member in this organization", {"member_id": member_id})
+    return membership, user
+
+
+async def _keeps_an_admin(session: AsyncSession, org_id: str, membership: Membership) -> None:
+    if membership.role == ADMIN and membership.status == "active" and await repo.admin_count(session, org_id) <= 1:
+        raise ServiceError("conflict", "an organization keeps at least one team-admin", {"reason": "last_admin"})
+
+
+async def remove(session: AsyncSession, principal: common_pb2.Principal, org_id: str, member_id: str) -> None:
+    org = await _admin_org(session, principal, org_id)
+    membership, _ = await _member(session, org.id, member_id)
+    await _keeps_an_admin(session, org.id, membership)
+    await session.delete(membership)
+    await session.flush()
+
+
+async def change_role(
+    session: AsyncSession, principal: common_pb2.Principal, org_id: str, member_id: str, role: str
+) -> billing_pb2.Member:
+    org = await _admin_org(session, principal, org_id)
+    role = _check_role(role)
+    membership, user = await _member(session, org.id, member_id)
+    if role != ADMIN:
+        await _keeps_an_admin(session, org.id, membership)
+    membership.role = role
+    await session.flush()
+    return member_message(membership, user)
+
+
+async def check_seats(session: AsyncSession, principal: common_pb2.Principal, org_id: str, seats: int) -> Organization:
+    """The organization, locked, when the new seat count is acceptable (the caller then asks the
+    provider for the quantity and stores it)."""
+    org = await _admin_org(session, principal, org_id)
+    if seats < 1 or seats > 100_000:
+        raise ServiceError("validation_failed", "seats must be 1 to 100000", {"field": "seats"})
+    seated = await repo.seated_count(session, org.id)
+    if seats < seated:
+        raise ServiceError(
+            "conflict",
+            f"{seated} members hold seats; remove members before going below that",
+            {"reason": "below_members", "members": seated, "seats": seats},
+        )
+    return org

@@ -1,0 +1,159 @@
+"""Payment-provider events: the spec's four, exactly once, never rolled back by a stale one."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+from sqlalchemy import func, select
+
+from services.billing.models import PaymentEvent, Subscription, outbox
+from services.kit.errors import ServiceError
+from tests.billing.conftest import Billing
+from tests.billing.support import deliver, status, subscribe
+from tests.standins.accounts import StandIns
+from tests.standins.fixtures import fixture, stripe_event
+
+
+async def row_of(billing: Billing, owner: str) -> Subscription:
+    async with billing.db.session() as session:
+        row = (await session.execute(select(Subscription).where(Subscription.owner == owner))).scalar_one()
+    return row
+
+
+def linked(session: dict, **extra: object) -> dict:
+    """The ids that tie a provider object to the test's account."""
+    return {"customer": session["customer"], **extra}
+
+
+async def test_the_published_fixtures_parse_and_change_nothing_unlinked(billing: Billing) -> None:
+    # Their customer (cus_QXg1o8vcGmoR32) belongs to no account here: acknowledged, no effect.
+    for name in (
+        "checkout.session.completed",
+        "customer.subscription.updated",
+        "customer.subscription.deleted",
+        "invoice.payment_failed",
+    ):
+        event = fixture(f"stripe/{name}.json")
+        reply = await deliver(billing, event)
+        assert reply.handled
+        assert not reply.duplicate
+        async with billing.db.session() as session:
+            assert (await session.get(PaymentEvent, event["id"])).applied is False
+
+
+async def test_other_event_types_are_acknowledged_and_ignored(billing: Billing) -> None:
+    event = fixture("stripe/objects/event.json")  # a plan.created event
+    reply = await deliver(billing, event)
+    assert not reply.handled
+    assert not reply.duplicate
+
+
+async def test_a_redelivered_event_changes_nothing(billing: Billing, standins: StandIns) -> None:
+    _, me = await billing.user()
+    session = await subscribe(billing, standins, me)
+    event = stripe_event("invoice.payment_failed", linked(session, subscription=session["subscription"]))
+    event["data"]["object"]["parent"]["subscription_details"]["subscription"] = session["subscription"]
+    assert not (await deliver(billing, event)).duplicate
+    assert (await status(billing, me))["status"] == "past_due"
+    row = await row_of(billing, f"user:{me.user_id}")
+    async with billing.db.session() as s:
+        staged = (await s.execute(select(func.count()).select_from(outbox))).scalar()
+    again = await deliver(billing, event)
+    assert again.duplicate
+    after = await row_of(billing, f"user:{me.user_id}")
+    assert (after.version, after.status, after.updated_at) == (row.version, row.status, row.updated_at)
+    async with billing.db.session() as s:
+        assert (await s.execute(select(func.count()).select_from(outbox))).scalar() == staged
+
+
+async def test_payment_failed_then_deleted(billing: Billing, standins: StandIns) -> None:
+    _, me = await billing.user()
+    session = await subscribe(billing, standins, me)
+    failed = stripe_event("invoice.payment_failed", linked(session))
+    failed["data"]["object"]["parent"]["subscription_details"]["subscription"] = session["subscription"]
+    await deliver(billing, failed)
+    assert (await status(billing, me))["status"] == "past_due"
+    assert (await status(billing, me))["effective_plan"] == "pro"  # kept while the provider retries
+    deleted = stripe_event("customer.subscription.deleted", linked(session, id=session["subscription"]))
+    await deliver(billing, deleted)
+    after = await status(billing, me)
+    assert after["status"] == "canceled"
+    assert after["effective_plan"] == "free"
+    # A failure notice older than the deletion arrives late: no resurrection.
+    late = stripe_event("invoice.payment_failed", linked(session), created=deleted["created"] - 60)
+    late["data"]["object"]["parent"]["subscription_details"]["subscription"] = session["subscription"]
+    await deliver(billing, late)
+    assert (await status(billing, me))["status"] == "canceled"
+
+
+async def test_an_older_update_does_not_roll_back_a_newer_one(billing: Billing, standins: StandIns) -> None:
+    _, me = await billing.user()
+    session = await subscribe(billing, standins, me)
+    sub_id = session["subscription"]
+    now = int(time.time()) + 5
+    # The customer schedules a cancellation on the provider's side; its event is newer.
+    newer_object = standins.stripe.update_subscription(sub_id, cancel_at_period_end=True)
+    older_object = {**newer_object, "cancel_at_period_end": False}
+    await deliver(billing, stripe_event("customer.subscription.updated", newer_object, created=now))
+    assert (await status(billing, me))["cancel_at_period_end"] is True
+    standins.stripe.update_subscription(sub_id, cancel_at_period_end=False)  # even if the provider changed back
+    await deliver(billing, stripe_event("customer.subscription.updated", older_object, created=now - 30))
+    assert (await status(billing, me))["cancel_at_period_end"] is True
+
+
+async def test_update_applies_the_providers_current_state_not_the_body(billing: Billing, standins: StandIns) -> None:
+    _, me = await billing.user()
+    session = await subscribe(billing, standins, me)
+    current = standins.stripe.update_subscription(session["subscription"], cancel_at_period_end=True)
+    stale_body = {**current, "cancel_at_period_end": False, "status": "unpaid"}
+    await deliver(billing, stripe_event("customer.subscription.updated", stale_body))
+    after = await status(billing, me)
+    assert after["cancel_at_period_end"] is True
+    assert after["status"] == "active"
+
+
+async def test_update_for_an_unlinked_customer_changes_nothing(billing: Billing, standins: StandIns) -> None:
+    _, me = await billing.user()
+    session = await subscribe(billing, standins, me)
+    obj = {**standins.stripe.subscription(session["subscription"]), "customer": "cus_unknown0000"}
+    await deliver(billing, stripe_event("customer.subscription.deleted", {**obj, "status": "canceled"}))
+    assert (await status(billing, me))["status"] == "active"
+
+
+async def test_event_about_another_subscription_of_the_customer_is_ignored(
+    billing: Billing, standins: StandIns
+) -> None:
+    _, me = await billing.user()
+    session = await subscribe(billing, standins, me)
+    deleted = stripe_event("customer.subscription.deleted", linked(session, id="sub_previous000000"))
+    await deliver(billing, deleted)
+    assert (await status(billing, me))["status"] == "active"
+
+
+async def test_provider_outage_leaves_the_event_for_redelivery(billing: Billing, standins: StandIns) -> None:
+    _, me = await billing.user()
+    session = await subscribe(billing, standins, me)
+    obj = standins.stripe.update_subscription(session["subscription"], cancel_at_period_end=True)
+    event = stripe_event("customer.subscription.updated", obj)
+    standins.stripe.fail("/v1/subscriptions/", 500, times=3)  # more than the SDK's two retries
+    with pytest.raises(ServiceError) as err:
+        await deliver(billing, event)
+    assert err.value.code == "upstream_error"
+    async with billing.db.session() as s:
+        assert await s.get(PaymentEvent, event["id"]) is None  # not claimed: the redelivery applies it
+    reply = await deliver(billing, event)
+    assert not reply.duplicate
+    assert (await status(billing, me))["cancel_at_period_end"] is True
+
+
+async def test_changes_are_announced_through_the_outbox(billing: Billing, standins: StandIns) -> None:
+    _, me = await billing.user()
+    async with billing.db.session() as s:
+        before = (await s.execute(select(func.count()).select_from(outbox))).scalar()
+    await subscribe(billing, standins, me)
+    async with billing.db.session() as s:
+        rows = (await s.execute(select(outbox.c.type).order_by(outbox.c.created_at.desc()).limit(1))).all()
+        after = (await s.execute(select(func.count()).select_from(outbox))).scalar()
+    assert after == before + 1
+    assert rows[0].type == "subscription.changed"

@@ -1,0 +1,72 @@
+"""Rate limits: fixed windows per token and per organization, from the plan, in PostgreSQL."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from services.billing import ratelimit
+from services.billing.models import Subscription
+from services.contracts.v1 import billing_pb2, common_pb2
+from services.kit.errors import ServiceError
+from tests.billing.conftest import Billing, unique
+
+
+async def hit(billing: Billing, principal: common_pb2.Principal, org_id: str = "") -> billing_pb2.RateLimitResponse:
+    return await billing.call("HitRateLimit", billing_pb2.RateLimitRequest(org_id=org_id), principal)
+
+
+async def tiny(billing: Billing, owner: str) -> None:
+    async with billing.db.session() as session:
+        session.add(Subscription(owner=owner, plan="tiny", status="active", subscription_id=f"sub_{unique('r')}"))
+
+
+async def test_token_limit_follows_the_plan(billing: Billing) -> None:
+    token, me = await billing.user()
+    await tiny(billing, f"user:{me.user_id}")
+    me = await billing.principal(token)  # the principal now carries plan "tiny": 5 per minute
+    assert me.plan == "tiny"
+    if time.time() % 60 > 55:  # keep the five hits inside one window
+        await asyncio.sleep(61 - time.time() % 60)
+    remaining = [(await hit(billing, me)).remaining for _ in range(5)]
+    assert remaining == [4, 3, 2, 1, 0]
+    with pytest.raises(ServiceError) as err:
+        await hit(billing, me)
+    assert err.value.code == "rate_limited"
+    assert err.value.http_status == 429
+    assert 1 <= err.value.details["retry_after"] <= 60
+    assert err.value.details["scope"] == "token"
+
+
+async def test_an_organization_budget_is_shared_by_members_only(billing: Billing) -> None:
+    org = unique("busy")
+    _, admin = await billing.user(org=org)
+    org_id = billing.org_id(admin, org)
+    await tiny(billing, f"org:{org_id}")
+    _, member = await billing.user(org=org, role="member")
+    _, stranger = await billing.user()
+    # A stranger naming the organization spends only their own (free, unlimited here) budget.
+    for _ in range(10):
+        await hit(billing, stranger, org_id)
+    if time.time() % 60 > 55:
+        await asyncio.sleep(61 - time.time() % 60)
+    for caller in (admin, member, admin, member, admin):
+        await hit(billing, caller, org_id)
+    with pytest.raises(ServiceError) as err:
+        await hit(billing, member, org_id)
+    assert err.value.details["scope"] == "org"
+    await hit(billing, member)  # requests about nothing in particular still pass
+
+
+async def test_windows_roll_over_and_old_ones_are_purged(billing: Billing) -> None:
+    _, me = await billing.user()
+    async with billing.db.session() as session:
+        first = await ratelimit.hit(session, billing.deps.catalogue, me, "", now=1_000_000.0)
+        assert first.reset_at == 1_000_020  # the window of 60 s containing 1,000,000
+        assert first.limit > 0
+    async with billing.db.session() as session:
+        await ratelimit.purge(session)
+        counts = await ratelimit.repo.bump_counters(session, [f"token:{me.token_id}"], 1_000_000 // 60)
+    assert counts[f"token:{me.token_id}"] == 1  # the old window was gone
