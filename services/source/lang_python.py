@@ -1,0 +1,338 @@
+"""Python facts: the deepest coverage, since Python repositories are the main audience."""
+
+from __future__ import annotations
+
+import re
+
+from tree_sitter import Node, QueryCursor
+
+from services.source.common import UPPER_CASE, Ctx, Scopes, case_visibility, first_named, is_logger
+from services.source.facts import Symbol
+from services.source.languages import capture_query
+from services.source.stdlib import group_of
+
+_CAPTURES = (
+    ("function_definition", "function"),
+    ("class_definition", "class"),
+    ("decorated_definition", "decorated"),
+    ("import_statement", "import"),
+    ("import_from_statement", "import_from"),
+    ("future_import_statement", "import_from"),
+    ("assignment", "assign"),
+    ("except_clause", "except"),
+    ("except_group_clause", "except"),
+    ("assert_statement", "assert"),
+    ("string", "string"),
+)
+_CLASS = frozenset({"class_definition"})
+_BROAD = frozenset({"Exception", "BaseException", "builtins.Exception", "builtins.BaseException"})
+_ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "enum.Enum", "enum.IntEnum"})
+_INTERFACE_BASES = frozenset({"Protocol", "typing.Protocol", "ABC", "abc.ABC"})
+_EMPTY_BODY = frozenset({"pass_statement", "ellipsis", "comment"})
+_STRING_PREFIX = b"rRbBuUfFtT"
+
+_PRINT = re.compile(rb"(print)\s*\(")
+_LOG_CALL = re.compile(rb"\.(debug|info|warning|warn|error|exception|critical|fatal|log)\s*\(")
+
+
+class _File:
+    """Per-file lookups shared by the node handlers."""
+
+    def __init__(self, ctx: Ctx, caps: dict[str, list[Node]]) -> None:
+        self.ctx = ctx
+        self.scopes = Scopes(caps.get("function", []) + caps.get("class", []))
+        # Decorators belong to the definition's span; keyed by the definition's start byte.
+        self.decorated: dict[int, Node] = {}
+        for node in caps.get("decorated", ()):
+            definition = node.child_by_field_name("definition")
+            if definition is not None:
+                self.decorated[definition.start_byte] = node
+        self.exported: frozenset[str] | None = None
+
+    def owner_name(self, index: int) -> str:
+        node = self.scopes.get(index)
+        return self.ctx.text(node.child_by_field_name("name")) if node is not None else ""
+
+
+def extract(ctx: Ctx, module: str) -> None:
+    caps = QueryCursor(capture_query("python", _CAPTURES)).captures(ctx.root)
+    if "." in module:
+        ctx.own_package = module.split(".", 1)[0]
+    file = _File(ctx, caps)
+    assignments = caps.get("assign", [])
+    if b"__all__" in ctx.data:
+        file.exported = _exported_names(file, assignments)
+    for node in assignments:
+        _assignment(file, node)
+    for node in caps.get("import", ()):
+        _import(ctx, node)
+    for node in caps.get("import_from", ()):
+        _import_from(ctx, node)
+    for node in caps.get("class", ()):
+        _class(file, node)
+    for node in caps.get("function", ()):
+        _function(file, node)
+    for node in caps.get("except", ()):
+        _except(ctx, node)
+    if not ctx.is_test_file:  # asserts are how tests check; elsewhere they vanish under -O
+        for node in caps.get("assert", ()):
+            ctx.statement("assert", node.start_point.row)
+    ctx.count_quotes(caps.get("string", ()), _STRING_PREFIX)
+    _calls(ctx)
+    _module_symbol(ctx, module)
+
+
+def _exported_names(file: _File, assignments: list[Node]) -> frozenset[str] | None:
+    """Names listed in a literal module-level ``__all__``; None when there is none."""
+    ctx = file.ctx
+    for node in assignments:
+        left = node.child_by_field_name("left")
+        if left is None or ctx.text(left) != "__all__" or file.scopes.at(node.start_byte) >= 0:
+            continue
+        right = node.child_by_field_name("right")
+        if right is not None and right.type in ("list", "tuple"):
+            return frozenset(ctx.text(item).strip("\"'") for item in right.named_children if item.type == "string")
+    return None
+
+
+def _visibility(file: _File, name: str, top_level: bool) -> str:
+    visibility = case_visibility(name)
+    exported = file.exported
+    if visibility == "public" and top_level and exported is not None and name not in exported:
+        return "internal"
+    return visibility
+
+
+def _docstring(body: Node | None) -> bool:
+    first = first_named(body)
+    if first is not None and first.type == "expression_statement":
+        first = first_named(first)
+    return first is not None and first.type == "string"
+
+
+def _function(file: _File, node: Node) -> None:
+    ctx = file.ctx
+    name = ctx.text(node.child_by_field_name("name"))
+    owner = file.scopes.around(node)
+    owner_node = file.scopes.get(owner)
+    in_class = owner_node is not None and owner_node.type == "class_definition"
+    decorated = file.decorated.get(node.start_byte)
+    outer = decorated or node
+    is_static = decorated is not None and b"staticmethod" in ctx.data[decorated.start_byte : node.start_byte]
+    row = node.start_point.row
+    annotated = node.child_by_field_name("return_type") is not None
+    params = node.child_by_field_name("parameters")
+    scope = node.start_byte
+    for index, param in enumerate(params.named_children if params is not None else ()):
+        kind = param.type
+        typed = kind in ("typed_parameter", "typed_default_parameter")
+        if kind in ("default_parameter", "typed_default_parameter"):
+            target = param.child_by_field_name("name")
+        elif kind in ("identifier", "typed_parameter", "list_splat_pattern", "dictionary_splat_pattern"):
+            target = param if kind == "identifier" else first_named(param)
+            if target is not None and target.type in ("list_splat_pattern", "dictionary_splat_pattern"):
+                target = first_named(target)
+        else:
+            continue  # "/" and "*" separators
+        pname = ctx.text(target)
+        if index == 0 and in_class and not is_static and pname in ("self", "cls"):
+            continue
+        if not typed:
+            annotated = False
+        ctx.ident(pname, "parameter", target.start_point.row if target is not None else row, scope)
+    is_test = ctx.is_test_file and name.startswith("test")
+    kind = "method" if in_class else "function"
+    if not (name.startswith("__") and name.endswith("__")):
+        ctx.ident(name, "test_function" if is_test else kind, row)
+    ctx.symbol(
+        kind,
+        name,
+        outer.start_point.row,
+        node.end_point.row,
+        _visibility(file, name, owner < 0),
+        doc=_docstring(node.child_by_field_name("body")),
+        annotated=annotated,
+        parent=file.owner_name(owner),
+        is_test=is_test,
+    )
+
+
+def _class(file: _File, node: Node) -> None:
+    ctx = file.ctx
+    name = ctx.text(node.child_by_field_name("name"))
+    owner = file.scopes.around(node)
+    outer = file.decorated.get(node.start_byte) or node
+    kind = "class"
+    bases = node.child_by_field_name("superclasses")
+    if bases is not None:
+        names = {ctx.text(base) for base in bases.named_children}
+        if names & _ENUM_BASES:
+            kind = "enum"
+        elif names & _INTERFACE_BASES:
+            kind = "interface"
+    is_test = ctx.is_test_file and name.startswith("Test")
+    ctx.ident(name, "class", node.start_point.row)
+    ctx.symbol(
+        kind,
+        name,
+        outer.start_point.row,
+        node.end_point.row,
+        _visibility(file, name, owner < 0),
+        doc=_docstring(node.child_by_field_name("body")),
+        parent=file.owner_name(owner),
+        is_test=is_test,
+    )
+
+
+def _targets(left: Node) -> list[Node]:
+    if left.type == "identifier":
+        return [left]
+    if left.type in ("pattern_list", "tuple_pattern", "list_pattern"):
+        return [item for item in left.named_children if item.type == "identifier"]
+    return []
+
+
+def _assignment(file: _File, node: Node) -> None:
+    ctx = file.ctx
+    left = node.child_by_field_name("left")
+    if left is None:
+        return
+    scopes = file.scopes
+    owner = scopes.at(node.start_byte)
+    owner_node = scopes.get(owner)
+    row = node.start_point.row
+    if left.type == "attribute":
+        obj = left.child_by_field_name("object")
+        if owner_node is not None and obj is not None and obj.type == "identifier" and ctx.text(obj) == "self":
+            cls = scopes.up(owner, _CLASS)
+            attr = ctx.text(left.child_by_field_name("attribute"))
+            ctx.ident(attr, "attribute", row, scopes.start(cls if cls >= 0 else owner))
+        return
+    if owner_node is not None and owner_node.type != "class_definition":
+        scope = owner_node.start_byte
+        for target in _targets(left):
+            ctx.ident(ctx.text(target), "variable", row, scope)  # locals: the common case, kept lean
+        return
+    annotation = node.child_by_field_name("type")
+    final = annotation is not None and ctx.text(annotation).startswith(("Final", "typing.Final"))
+    for target in _targets(left):
+        name = ctx.text(target)
+        if name.startswith("__") and name.endswith("__"):
+            continue  # __all__, __slots__, __version__: dictated, not chosen
+        if owner_node is None:
+            kind = "constant" if final or UPPER_CASE.match(name) else "variable"
+            ctx.ident(name, kind, row)
+            ctx.symbol(
+                kind,
+                name,
+                row,
+                node.end_point.row,
+                _visibility(file, name, True),
+                annotated=annotation is not None,
+            )
+        else:
+            if final or UPPER_CASE.match(name):
+                ctx.ident(name, "constant", row, owner_node.start_byte)
+                ctx.symbol(
+                    "constant",
+                    name,
+                    row,
+                    node.end_point.row,
+                    case_visibility(name),
+                    parent=file.owner_name(owner),
+                )
+            else:
+                ctx.ident(name, "field", row, owner_node.start_byte)
+
+
+def _group(ctx: Ctx, module: str) -> str:
+    return group_of("python", module, relative=module.startswith("."), own_package=ctx.own_package)
+
+
+def _import(ctx: Ctx, node: Node) -> None:
+    row = node.start_point.row
+    for child in node.children_by_field_name("name"):
+        target = child.child_by_field_name("name") if child.type == "aliased_import" else child
+        module = ctx.text(target)
+        ctx.add_import(module, ("",), row, group=_group(ctx, module))
+
+
+def _import_from(ctx: Ctx, node: Node) -> None:
+    if node.type == "future_import_statement":
+        module = "__future__"
+    else:
+        module = "".join(ctx.text(node.child_by_field_name("module_name")).split())
+    names: list[str] = []
+    for child in node.children_by_field_name("name"):
+        target = child.child_by_field_name("name") if child.type == "aliased_import" else child
+        names.append(ctx.text(target))
+    if not names and any(child.type == "wildcard_import" for child in node.named_children):
+        names.append("*")
+    relative = module.startswith(".")
+    ctx.add_import(module, tuple(names), node.start_point.row, relative=relative, group=_group(ctx, module))
+
+
+def _except(ctx: Ctx, node: Node) -> None:
+    row = node.start_point.row
+    value = node.child_by_field_name("value")
+    caught = ""
+    if value is None:
+        ctx.statement("bare_except", row)
+    else:
+        if value.type == "as_pattern":
+            value = first_named(value) or value
+        caught = ctx.text(value)
+        types = [ctx.text(item) for item in value.named_children] if value.type == "tuple" else [caught]
+        broad = next((t for t in types if t in _BROAD), "")
+        if broad:
+            ctx.statement("broad_except", row, broad)
+    body = next((child for child in reversed(node.named_children) if child.type == "block"), None)
+    if body is not None:
+        kinds = [child.type for child in body.named_children]
+        if kinds and all(kind in _EMPTY_BODY for kind in kinds) and any(k != "comment" for k in kinds):
+            ctx.statement("swallowed_exception", row, caught)
+
+
+def _logger_style(ctx: Ctx) -> str:
+    modules = {imp.module.split(".", 1)[0] for imp in ctx.imports}
+    for style in ("structlog", "loguru"):
+        if style in modules:
+            return style
+    return "logging.getLogger" if "logging" in modules else ""
+
+
+def _calls(ctx: Ctx) -> None:
+    for _, node in ctx.sites(_PRINT, 1):
+        parent = node.parent
+        is_call = parent is not None and parent.type == "call" and parent.start_byte == node.start_byte
+        if is_call and node.type == "identifier" and node.end_byte - node.start_byte == 5:
+            ctx.statement("print_call", node.start_point.row, "print")
+    style: str | None = None
+    for _, node in ctx.sites(_LOG_CALL, 1):
+        attribute = node.parent
+        if node.type != "identifier" or attribute is None or attribute.type != "attribute":
+            continue
+        call = attribute.parent
+        if call is None or call.type != "call" or call.start_byte != attribute.start_byte:
+            continue
+        receiver = ctx.text(attribute.child_by_field_name("object"))
+        if not is_logger(receiver):
+            continue
+        if style is None:
+            style = _logger_style(ctx)
+        detail = "logging" if receiver == "logging" else style
+        row = call.start_point.row
+        ctx.statement("logging_call", row, detail)
+        first = first_named(call.child_by_field_name("arguments"))
+        if first is not None and first.type == "string":
+            prefix = ctx.data[first.start_byte : first.start_byte + 3]
+            if b"f" in prefix.lower().split(b'"', 1)[0].split(b"'", 1)[0]:
+                ctx.statement("fstring_log", row, detail)
+
+
+def _module_symbol(ctx: Ctx, module: str) -> None:
+    """One "module" symbol per file so conventions about module docstrings can be learned."""
+    name = module.rsplit(".", 1)[-1]
+    end = ctx.root.end_point
+    last = max(end.row + (1 if end.column else 0), 1)
+    ctx.symbols.insert(0, Symbol("module", name, 1, last, case_visibility(name), _docstring(ctx.root), False))
