@@ -1,0 +1,1 @@
+"""Review-quality benchmark: learn conventions from real code, plant violations, measure."""

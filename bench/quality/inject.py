@@ -1,0 +1,319 @@
+"""Plant one known violation in a held-out file's text, per family, where the repository has a
+clear convention to violate (see ``groundtruth``). Each injection returns the new text, the lines
+it touched, and the rule family a reviewer should flag there.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import random
+import re
+from dataclasses import dataclass
+
+from bench.quality.groundtruth import GT_SHARE, NAME_ROLES, Truth
+from services.analyzer.engine import documentation, idioms
+from services.analyzer.engine.abbreviations import ABBREVIATIONS, skeleton
+from services.analyzer.engine.libraries import jobs_for
+from services.analyzer.engine.textscan import scan
+from services.source.facts import FileFacts
+from services.source.naming import case_style, convert, replace_word, words
+
+_FOREIGN = {"snake_case": "camelCase", "camelCase": "snake_case", "PascalCase": "snake_case", "UPPER_CASE": "camelCase"}
+_HOOK = re.compile(r"^_*[a-z][a-z0-9]*_[A-Z]|^(setUp|tearDown)")
+JS = frozenset({"javascript", "typescript", "tsx"})
+
+
+@dataclass
+class Injection:
+    kind: str  # naming | vocabulary | indent | quotes | library | layering | docstring | annotations | idiom
+    family: str  # the engine family expected to flag it
+    rule: str  # expected rule prefix
+    text: str
+    lines: set[int]
+    original: str = ""  # for renamed identifiers: the name a good suggestion restores
+
+
+def _lines_with(text: str, pattern: re.Pattern[str]) -> set[int]:
+    return {text.count("\n", 0, m.start()) + 1 for m in pattern.finditer(text)}
+
+
+def _rename(text: str, old: str, new: str) -> tuple[str, set[int]] | None:
+    if re.search(rf"(?<![\w$]){re.escape(new)}(?![\w$])", text):
+        return None
+    pattern = re.compile(rf"(?<![\w$]){re.escape(old)}(?![\w$])")
+    lines = _lines_with(text, pattern)
+    return pattern.sub(new, text), lines
+
+
+def naming(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    options = []
+    for ident in f.identifiers:
+        if ident.role not in NAME_ROLES or len(words(ident.name)) < 2 or _HOOK.match(ident.name):
+            continue
+        style = case_style(ident.name)
+        dominant = t.dominant_style(f.language, ident.role)
+        if dominant is None or style != dominant or style not in _FOREIGN:
+            continue
+        options.append(ident)
+    rng.shuffle(options)
+    for ident in options[:5]:
+        new = convert(ident.name, _FOREIGN[case_style(ident.name)])
+        done = _rename(text, ident.name, new)
+        if done and new != ident.name:
+            # The extractor may file the renamed name under another role (an UPPER constant
+            # renamed to camelCase becomes a variable), so any case rule counts.
+            return Injection("naming", "naming", "naming.case", done[0], done[1], ident.name)
+    return None
+
+
+def vocabulary(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    options = []
+    for ident in {i.name: i for i in f.identifiers if i.role in NAME_ROLES}.values():
+        for index, word in enumerate(words(ident.name)):
+            if t.vocab[word] < 8:
+                continue
+            variants = [a for a in ABBREVIATIONS.get(word, ()) if len(a) > 1]
+            if len(word) >= 5 and skeleton(word) != word and len(skeleton(word)) >= 3:
+                variants.append(skeleton(word))
+            for variant in variants:
+                if t.vocab[variant] == 0 and variant != word:
+                    options.append((ident.name, index, variant))
+    rng.shuffle(options)
+    for name, index, variant in options[:5]:
+        new = replace_word(name, index, variant)
+        done = _rename(text, name, new) if new != name else None
+        if done:
+            return Injection("vocabulary", "vocabulary", "vocabulary.term", done[0], done[1], name)
+    return None
+
+
+def quotes(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    preferred = t.dominant(t.quotes.get(f.language, {}), 100)  # type: ignore[arg-type]
+    if preferred is None:
+        return None
+    want, other = ('"', "'") if preferred == "double" else ("'", '"')
+    lines = text.split("\n")
+    options = [
+        lit
+        for lit in scan(text, f.language).literals
+        if lit.quote == want and lit.body and not set(lit.body) & {"'", '"', "\\"}
+    ]
+    if not options:
+        return None
+    lit = rng.choice(options)
+    line = lines[lit.line - 1]
+    lines[lit.line - 1] = line[: lit.start] + other + lit.body + other + line[lit.end :]
+    return Injection("quotes", "formatting", "formatting.quotes", "\n".join(lines), {lit.line})
+
+
+def indent(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    width = t.dominant(t.widths.get(f.language, {}), 10)  # type: ignore[arg-type]
+    if not isinstance(width, int) or width < 2:
+        return None
+    opener = ":" if f.language == "python" else "{"
+    lines = text.split("\n")
+    info = scan(text, f.language)
+    starts = []
+    for i, line in enumerate(lines[:-1]):
+        code = line.rstrip()
+        nxt = lines[i + 1]
+        if i + 1 in info.interior or i + 2 in info.interior or not code.endswith(opener) or not nxt.strip():
+            continue
+        k = len(line) - len(line.lstrip(" "))
+        if "\t" in line[:k] or (i + 1) in info.comment_col:
+            continue
+        if len(nxt) - len(nxt.lstrip(" ")) == k + width:
+            starts.append((i, k))
+    if not starts:
+        return None
+    i, k = rng.choice(starts)
+    shift = (2 if width == 4 else 4) - width  # a 4-space repo gets a 2-space block and vice versa
+    j = i + 1
+    touched: set[int] = set()
+    while j < len(lines) and (not lines[j].strip() or len(lines[j]) - len(lines[j].lstrip(" ")) > k):
+        current = len(lines[j]) - len(lines[j].lstrip(" "))
+        if lines[j].strip() and (j + 1) not in info.interior and current >= k + width:
+            lines[j] = " " * (current + shift) + lines[j].lstrip(" ")
+            touched.add(j + 1)
+        j += 1
+    return Injection("indent", "formatting", "formatting.indent", "\n".join(lines), touched)
+
+
+def _insert_after_imports(f: FileFacts, text: str, new_line: str) -> tuple[str, int] | None:
+    lines = text.split("\n")
+    first_def = min((s.start_line for s in f.symbols if s.kind in ("function", "class", "method")), default=len(lines))
+    last = 0
+    for imp in f.imports:
+        if imp.line < first_def and imp.line - 1 < len(lines) and not lines[imp.line - 1][:1].isspace():
+            last = max(last, imp.line)
+    if not last:
+        return None
+    end = last - 1
+    depth = 0
+    while end < len(lines):
+        depth += lines[end].count("(") + lines[end].count("{") - lines[end].count(")") - lines[end].count("}")
+        if depth <= 0 and not lines[end].rstrip().endswith("\\"):
+            break
+        end += 1
+    lines.insert(end + 1, new_line)
+    return "\n".join(lines), end + 2
+
+
+def library(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    jobs = jobs_for(f.language)
+    options = []
+    for (lang, job), counts in t.jobs.items():
+        if lang != f.language:
+            continue
+        dominant = t.dominant(counts, 3)
+        if dominant is None:
+            continue
+        for label, prefixes in jobs[job].items():
+            if label != dominant and counts[label] == 0:
+                options.append((job, prefixes[0]))
+    if not options:
+        return None
+    job, module = rng.choice(sorted(options))
+    if f.language == "python":
+        line = f"import {module}"
+    else:
+        q = "'" if text.count("'") >= text.count('"') else '"'
+        line = f"import foreignLib from {q}{module}{q};"
+    done = _insert_after_imports(f, text, line)
+    if done is None:
+        return None
+    return Injection("library", "dependencies", f"dependencies.library.{job}", done[0], {done[1]})
+
+
+def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random, domain: str) -> Injection | None:
+    uppers = t.one_way.get(domain, [])
+    if f.is_test or not uppers:
+        return None
+    upper = rng.choice(sorted(uppers))
+    targets = t.domain_files.get(upper, [])
+    if not targets:
+        return None
+    target = rng.choice(targets)
+    if f.language == "python":
+        if target.language != "python":
+            return None
+        line = f"import {target.module}"
+    else:
+        rel = posixpath.relpath(posixpath.splitext(target.path)[0], posixpath.dirname(f.path))
+        q = "'" if text.count("'") >= text.count('"') else '"'
+        line = f"import layerBreaker from {q}{rel if rel.startswith('.') else './' + rel}{q};"
+    done = _insert_after_imports(f, text, line)
+    if done is None:
+        return None
+    return Injection("layering", "dependencies", "dependencies.layering", done[0], {done[1]})
+
+
+def _def_line(lines: list[str], start: int, name: str) -> int:
+    for i in range(start - 1, min(len(lines), start + 20)):
+        if re.match(rf"\s*(async\s+)?(def|class)\s+{re.escape(name)}\b", lines[i]):
+            return i
+    return -1
+
+
+def _signature_end(lines: list[str], i: int) -> int:
+    depth = 0
+    while i < len(lines):
+        depth += lines[i].count("(") + lines[i].count("[") - lines[i].count(")") - lines[i].count("]")
+        if depth <= 0 and lines[i].rstrip().endswith(":"):
+            return i
+        i += 1
+    return -1
+
+
+def docs(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    if f.language != "python":
+        return None
+    lines = text.split("\n")
+    options = []
+    for s in documentation.public_symbols(f):
+        doc_ok = t.dominant(t.docs.get((f.language, s.kind), {}), 20) is True  # type: ignore[arg-type]
+        typed_ok = t.dominant(t.typed.get((f.language, s.kind), {}), 20) is True  # type: ignore[arg-type]
+        if doc_ok and s.has_docstring:
+            options.append(("docstring", s))
+        if typed_ok and s.has_annotations:
+            options.append(("annotations", s))
+    rng.shuffle(options)
+    for kind, s in options[:5]:
+        i = _def_line(lines, s.start_line, s.name)
+        end = _signature_end(lines, i) if i >= 0 else -1
+        if end < 0 or end + 1 >= len(lines):
+            continue
+        if kind == "annotations":
+            new = re.sub(r"\)\s*->\s*[^:]+:\s*$", "):", lines[end])
+            if new == lines[end]:
+                continue
+            lines[end] = new
+            rule = f"typing.annotations.{s.kind}"
+        else:
+            body = end + 1
+            first = lines[body].strip()
+            m = re.match(r"[rRuU]?(\"\"\"|''')", first)
+            if not m:
+                continue
+            close = (
+                body
+                if first.count(m.group(1)) >= 2
+                else next((j for j in range(body + 1, len(lines)) if m.group(1) in lines[j]), -1)
+            )
+            if close < 0:
+                continue
+            pad = lines[body][: len(lines[body]) - len(lines[body].lstrip())]
+            rest = [x for x in lines[close + 1 : s.end_line] if x.strip()]
+            deeper = rest and len(rest[0]) - len(rest[0].lstrip()) >= len(pad)
+            lines[body : close + 1] = [] if deeper else [pad + "pass"]
+            rule = f"documentation.docstring.{s.kind}"
+        return Injection(kind, "documentation", rule, "\n".join(lines), set(range(s.start_line, i + 2)))
+    return None
+
+
+def idiom(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str) -> Injection | None:
+    if f.language != "python":
+        return None
+    lines = text.split("\n")
+    options: list[tuple[str, int]] = []
+    interior = scan(text, "python").interior
+    if t.dominant(t.bare_except.get("python", {}), 30) is False:  # type: ignore[arg-type]
+        for i, line in enumerate(lines):
+            if re.match(r"\s*except\s+[\w.]+\s*:\s*$", line) and i + 1 not in interior:
+                options.append(("bare", i))
+    library_file = not f.is_test and not idioms.is_script(f.path)
+    if library_file and t.dominant(t.prints.get("python", {}), 30) is False:  # type: ignore[arg-type]
+        for s in f.symbols:
+            if s.kind in ("function", "method") and s.name not in ("main", "_main", "_test", "test"):
+                for i in range(s.start_line, min(s.end_line, len(lines))):
+                    if re.match(r"\s+return\b", lines[i]):
+                        options.append(("print", i))
+                        break
+    if not options:
+        return None
+    what, i = rng.choice(options)
+    if what == "bare":
+        lines[i] = re.sub(r"except\s+[\w.]+\s*:", "except:", lines[i])
+        return Injection("idiom", "idioms", "idioms.bare_except", "\n".join(lines), {i + 1})
+    pad = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+    lines.insert(i, f"{pad}print({quote}debug{quote})")
+    return Injection("idiom", "idioms", "idioms.print", "\n".join(lines), {i + 1})
+
+
+def all_injections(f: FileFacts, text: str, t: Truth, seed: str, domain: str) -> list[Injection]:
+    rng = random.Random(f"{seed}:{f.path}")
+    quote = '"' if t.dominant(t.quotes.get(f.language, {}), 1) != "single" else "'"  # type: ignore[arg-type]
+    found = [
+        naming(f, text, t, rng),
+        vocabulary(f, text, t, rng),
+        indent(f, text, t, rng),
+        quotes(f, text, t, rng),
+        library(f, text, t, rng),
+        layering_edge(f, text, t, rng, domain),
+        docs(f, text, t, rng),
+        idiom(f, text, t, rng, quote),
+    ]
+    return [i for i in found if i is not None]
+
+
+__all__ = ["GT_SHARE", "Injection", "all_injections"]
