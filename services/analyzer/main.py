@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from services.analyzer import learning
+from services.analyzer.deps import Deps
 from services.analyzer.models import outbox
 from services.analyzer.servicer import AnalyzerServicer
 from services.analyzer.settings import load
@@ -12,11 +14,14 @@ from services.kit.runtime import ServiceRuntime, run_service
 
 
 async def setup(runtime: ServiceRuntime) -> None:
+    settings = runtime.settings
+    deps = Deps.build(runtime.db, settings)  # type: ignore[arg-type]
     runtime.server.add(
         analyzer_pb2_grpc.add_AnalyzerServiceServicer_to_server,
-        AnalyzerServicer(runtime),
+        AnalyzerServicer(deps),
         "services.contracts.v1.AnalyzerService",
     )
+    learning.start_consumers(runtime, deps)
 
 
 if __name__ == "__main__":

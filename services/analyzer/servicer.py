@@ -1,12 +1,66 @@
-"""gRPC transport of the analyzer service."""
+"""gRPC transport of the analyzer service: read the request, call one rule module, convert."""
 
 from __future__ import annotations
 
-from services.contracts.v1 import analyzer_pb2_grpc
-from services.kit.runtime import ServiceRuntime
+from typing import Any, TypeAlias
+
+import grpc
+import orjson
+
+from services.analyzer import analysis, audits, dashboard, preferences, reports
+from services.analyzer import context as review_context
+from services.analyzer.deps import Deps
+from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, common_pb2
+
+Ctx: TypeAlias = grpc.aio.ServicerContext
+
+
+def _doc(value: Any) -> common_pb2.JsonDocument:
+    return common_pb2.JsonDocument(json=orjson.dumps(value))
 
 
 class AnalyzerServicer(analyzer_pb2_grpc.AnalyzerServiceServicer):
-    def __init__(self, runtime: ServiceRuntime) -> None:
-        self.runtime = runtime
-        self.db = runtime.db
+    def __init__(self, deps: Deps) -> None:
+        self.deps = deps
+
+    async def AnalyzeFile(self, request: analyzer_pb2.AnalyzeFileRequest, context: Ctx) -> analyzer_pb2.AnalysisResult:
+        return await analysis.analyze_file(self.deps, request)
+
+    async def AnalyzePullRequest(
+        self, request: analyzer_pb2.AnalyzePullRequestRequest, context: Ctx
+    ) -> analyzer_pb2.AnalysisResult:
+        return await analysis.analyze_pull_request(self.deps, request)
+
+    async def ReviewChangeset(
+        self, request: analyzer_pb2.ReviewChangesetRequest, context: Ctx
+    ) -> analyzer_pb2.AnalysisResult:
+        return await analysis.review_changeset(self.deps, request)
+
+    async def GetReviewContext(
+        self, request: analyzer_pb2.ReviewContextRequest, context: Ctx
+    ) -> common_pb2.JsonDocument:
+        return _doc(await review_context.review_context(self.deps, request.repo, request.path))
+
+    async def GetGlobalContext(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> common_pb2.JsonDocument:
+        return _doc(await review_context.global_context(self.deps, request.repo))
+
+    async def ReportFindings(
+        self, request: analyzer_pb2.ReportFindingsRequest, context: Ctx
+    ) -> analyzer_pb2.ReportFindingsResponse:
+        return await reports.report(self.deps, request)
+
+    async def GetDashboard(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> common_pb2.JsonDocument:
+        return _doc(await dashboard.dashboard(self.deps, request.repo))
+
+    async def GetAuditResults(self, request: analyzer_pb2.AuditResultsRequest, context: Ctx) -> common_pb2.JsonDocument:
+        return _doc(await audits.audit_results(self.deps, request))
+
+    async def GetAuditPreferences(
+        self, request: analyzer_pb2.PreferencesRequest, context: Ctx
+    ) -> common_pb2.JsonDocument:
+        return _doc(await preferences.get_document(self.deps, request.owner))
+
+    async def UpdateAuditPreferences(
+        self, request: analyzer_pb2.UpdatePreferencesRequest, context: Ctx
+    ) -> common_pb2.JsonDocument:
+        return _doc(await preferences.update_document(self.deps, request.owner, request.patch))

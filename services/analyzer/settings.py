@@ -1,3 +1,5 @@
+"""The analyzer's settings (``CR_ANALYZER_*``, then the shared ``CR_*``)."""
+
 from __future__ import annotations
 
 from typing import ClassVar
@@ -7,6 +9,22 @@ from services.kit.settings import ServiceSettings
 
 class AnalyzerSettings(ServiceSettings):
     service_name: ClassVar[str] = "analyzer"
+
+    # Files larger than this are ``unsupported_file_type`` (the indexer skips them with the same bound).
+    max_file_bytes: int = 1_000_000
+    # How often a replica re-reads a repository's model version from the database, so a model
+    # learned or a report calibrated on another replica is picked up without an event per replica.
+    cache_revalidate_seconds: float = 2.0
+    # Preferences are read at most this often per owner (PATCH on this replica applies at once).
+    preferences_ttl_seconds: float = 2.0
+    # A learning run streams every fact of a snapshot; it may take a while on large repositories.
+    learn_timeout_seconds: float = 600.0
+    # Findings stored per audit; the rest are counted in the audit but not kept row by row.
+    max_stored_findings_per_audit: int = 2000
+    # Change-level and per-file findings are capped per file by the engine; this caps a whole PR.
+    max_findings_per_analysis: int = 1000
+    # The tool name written into SARIF logs.
+    sarif_tool_name: str = "codereview"
 
 
 def load() -> AnalyzerSettings:

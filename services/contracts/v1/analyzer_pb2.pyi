@@ -227,6 +227,29 @@ class Finding(_message.Message):
 Global___Finding: _TypeAlias = Finding  # noqa: Y015
 
 @_typing.final
+class SkippedFile(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    reason: _builtins.str
+    """binary | oversized | unsupported_language | ignored | content_unavailable | ..."""
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["path", b"path", "reason", b"reason"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___SkippedFile: _TypeAlias = SkippedFile  # noqa: Y015
+
+@_typing.final
 class AnalysisResult(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
@@ -237,6 +260,7 @@ class AnalysisResult(_message.Message):
     FILES_ANALYZED_FIELD_NUMBER: _builtins.int
     DURATION_MS_FIELD_NUMBER: _builtins.int
     SARIF_FIELD_NUMBER: _builtins.int
+    SKIPPED_FIELD_NUMBER: _builtins.int
     audit_id: _builtins.str
     repository_id: _builtins.str
     commit: _builtins.str
@@ -248,6 +272,10 @@ class AnalysisResult(_message.Message):
     def sarif(self) -> _common_pb2.JsonDocument:
         """set when format = "sarif" """
 
+    @_builtins.property
+    def skipped(self) -> _containers.RepeatedCompositeFieldContainer[Global___SkippedFile]:
+        """files of a PR or changeset that were not reviewed, and why"""
+
     def __init__(
         self,
         *,
@@ -258,10 +286,11 @@ class AnalysisResult(_message.Message):
         files_analyzed: _builtins.int = ...,
         duration_ms: _builtins.float = ...,
         sarif: _common_pb2.JsonDocument | None = ...,
+        skipped: _abc.Iterable[Global___SkippedFile] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["sarif", b"sarif"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["audit_id", b"audit_id", "commit", b"commit", "duration_ms", b"duration_ms", "files_analyzed", b"files_analyzed", "findings", b"findings", "repository_id", b"repository_id", "sarif", b"sarif"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["audit_id", b"audit_id", "commit", b"commit", "duration_ms", b"duration_ms", "files_analyzed", b"files_analyzed", "findings", b"findings", "repository_id", b"repository_id", "sarif", b"sarif", "skipped", b"skipped"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1,0 +1,276 @@
+"""AnalyzeFile, AnalyzePullRequest and ReviewChangeset: gather the files, review, record, answer.
+
+Round trips are kept to what the input requires: a file sent with its content needs none, an
+indexed path one ``GetFile``; a pull request sent with contents and patches none, with commits
+one ``GetChanges``; a staged changeset one ``GetChanges``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import posixpath
+import time
+from collections.abc import Sequence
+
+from services.analyzer import preferences, repos, results
+from services.analyzer.deps import Deps
+from services.analyzer.diffs import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
+from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
+from services.analyzer.state import LoadedRepo
+from services.contracts.v1 import analyzer_pb2, indexer_pb2
+from services.kit.errors import ServiceError
+from services.source.facts import decode
+
+# Code-host file statuses -> ours.
+_STATUS = {"removed": "deleted", "deleted": "deleted", "added": "added", "renamed": "renamed", "copied": "added"}
+# Indexer errors that mean "no staged changes to read here" rather than a failure of ours.
+_NO_STAGED = frozenset({"validation_failed", "bad_request", "not_implemented", "conflict", "not_found"})
+
+
+def clean_path(path: str, field: str = "path") -> str:
+    p = path.strip().replace("\\", "/")
+    while p.startswith("./"):
+        p = p[2:]
+    p = p.lstrip("/")
+    if not p or any(part in ("..", "") for part in p.split("/")) or "\0" in p:
+        raise ServiceError(
+            "validation_failed", f"{field} must be a relative path inside the repository", {"field": field}
+        )
+    return posixpath.normpath(p)
+
+
+def _unsupported(path: str, reason: str) -> ServiceError:
+    return ServiceError(
+        "unsupported_file_type", f"{path} cannot be analyzed ({reason})", {"path": path, "reason": reason}
+    )
+
+
+async def _finish(
+    deps: Deps,
+    entry: LoadedRepo,
+    outcome: Outcome,
+    *,
+    kind: str,
+    paths: Sequence[str],
+    fmt: str,
+    started: float,
+    pr_number: int = 0,
+) -> analyzer_pb2.AnalysisResult:
+    findings = outcome.findings[: deps.settings.max_findings_per_analysis]
+    evidences = [results.evidence(f) for f in findings]
+    duration = (time.perf_counter() - started) * 1000
+    async with deps.db.session() as session:
+        audit_id = await results.record(
+            deps,
+            session,
+            entry,
+            kind=kind,
+            user_id=preferences.caller_id(),
+            findings=findings,
+            evidences=evidences,
+            files=len(outcome.analyzed),
+            paths=paths,
+            skipped=outcome.skipped,
+            duration_ms=duration,
+            pr_number=pr_number,
+        )
+    # The relay is not woken: usage tolerates its poll interval (CR_ANALYZER_OUTBOX_POLL_SECONDS),
+    # and waking it per analysis made the next request compete with the publish (~2x latency).
+    return results.build_result(
+        deps,
+        entry,
+        audit_id,
+        findings,
+        evidences,
+        files=len(outcome.analyzed),
+        skipped=outcome.skipped,
+        duration_ms=duration,
+        fmt=fmt,
+    )
+
+
+async def _run(deps: Deps, entry: LoadedRepo, targets: list[Target], *, change_level: bool) -> Outcome:
+    assert entry.model is not None
+    prefs = await preferences.for_owner(deps, None, entry.owner)
+    max_bytes = deps.settings.max_file_bytes
+    if len(targets) == 1 and not change_level:
+        return review(entry, entry.model, targets, prefs, max_bytes=max_bytes, change_level=False)
+    return await asyncio.to_thread(
+        review, entry, entry.model, targets, prefs, max_bytes=max_bytes, change_level=change_level
+    )
+
+
+async def _indexed(deps: Deps, entry: LoadedRepo, path: str) -> Target:
+    """The file as the current snapshot has it, with the facts the indexer extracted.
+
+    The current snapshot rather than the model's commit: while a newer index is being learned,
+    "the indexed file" is the newer one, and the indexer serves it without re-reading git.
+    """
+    reply = await deps.indexer.file(entry.id, path)
+    if reply.skipped in UNSUPPORTED:
+        raise _unsupported(path, reply.skipped)
+    facts = None
+    if reply.facts:
+        try:
+            facts = decode(reply.facts)
+        except Exception:  # facts of another schema: re-extract from the content
+            facts = None
+    return Target(path=path, data=reply.content, facts=facts)
+
+
+async def analyze_file(deps: Deps, req: analyzer_pb2.AnalyzeFileRequest) -> analyzer_pb2.AnalysisResult:
+    started = time.perf_counter()
+    fmt = results.check_format(req.format)
+    path = clean_path(req.path)
+    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    if req.has_content:
+        if len(req.content) > deps.settings.max_file_bytes:
+            raise _unsupported(path, "oversized")
+        target = Target(path=path, data=req.content)
+    else:
+        target = await _indexed(deps, entry, path)
+    outcome = await _run(deps, entry, [target], change_level=False)
+    reason = outcome.skipped.get(path, "")
+    if reason in UNSUPPORTED:
+        raise _unsupported(path, reason)
+    return await _finish(deps, entry, outcome, kind="file", paths=[path], fmt=fmt, started=started)
+
+
+def _changed_lines(ranges: Sequence[indexer_pb2.LineRange]) -> set[int]:
+    return {line for r in ranges for line in range(r.start, max(r.start, r.end) + 1)}
+
+
+def _from_changes(changes: indexer_pb2.Changes) -> list[Target]:
+    return [
+        Target(
+            path=c.path,
+            status=c.status or "modified",
+            data=None if c.status == "deleted" else c.content,
+            changed=_changed_lines(c.added_lines),
+            old_path=c.old_path,
+        )
+        for c in changes.files
+    ]
+
+
+async def _patched(deps: Deps, entry: LoadedRepo, diff: FileDiff) -> Target:
+    """Head-side content of one file of a diff: its own lines when added, else the indexed base patched."""
+    target = Target(path=diff.path, status=diff.status, changed=diff.added_lines(), old_path=diff.old_path)
+    if diff.status == "deleted":
+        return target
+    if diff.binary:
+        target.skip = "binary"
+        return target
+    if diff.status == "added":
+        target.data = diff.new_text().encode()
+        return target
+    try:
+        base = await deps.indexer.file(entry.id, diff.old_path or diff.path)
+    except ServiceError as exc:
+        if exc.code not in ("file_not_found", "unsupported_file_type"):
+            raise
+        target.skip = str(exc.details.get("reason") or exc.code)
+        return target
+    text = apply(base.content.decode("utf-8", "replace"), diff.hunks)
+    if text is not None:
+        target.data = text.encode()
+    return target
+
+
+async def analyze_pull_request(deps: Deps, req: analyzer_pb2.AnalyzePullRequestRequest) -> analyzer_pb2.AnalysisResult:
+    started = time.perf_counter()
+    fmt = results.check_format(req.format)
+    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    if req.files:
+        targets = await _pr_targets(deps, entry, req)
+    elif req.base and req.head:
+        targets = _from_changes(await deps.indexer.changes(entry.id, base=req.base, head=req.head))
+    else:
+        raise ServiceError("validation_failed", "send the changed files, or base and head commits", {"field": "files"})
+    outcome = await _run(deps, entry, targets, change_level=True)
+    paths = [t.path for t in targets]
+    return await _finish(
+        deps, entry, outcome, kind="pull_request", paths=paths, fmt=fmt, started=started, pr_number=req.pr_number
+    )
+
+
+async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePullRequestRequest) -> list[Target]:
+    """Targets from the code host's file list: its patches say which lines changed."""
+    files = [(clean_path(f.path, "files.path"), f) for f in req.files]
+    missing = [p for p, f in files if not f.content and _STATUS.get(f.status, "modified") != "deleted"]
+    by_path: dict[str, Target] = {}
+    if missing and req.base and req.head:
+        by_path = {t.path: t for t in _from_changes(await deps.indexer.changes(entry.id, base=req.base, head=req.head))}
+    targets: list[Target] = []
+    for path, f in files:
+        status = _STATUS.get(f.status, "modified")
+        known = by_path.get(path)
+        hunks = parse_hunks(f.patch) if f.patch else []
+        if f.patch:
+            changed: set[int] | None = added_lines(hunks)
+        elif known is not None:
+            changed = known.changed
+        else:
+            # Code hosts omit the patch of very large diffs: a new file is all new, a modified one
+            # cannot be limited to its changed lines, so it is not commented on line by line.
+            changed = None if status == "added" else set()
+        target = Target(path=path, status=status, changed=changed)
+        if status != "deleted":
+            if f.content:
+                target.data = f.content
+            elif known is not None:
+                target.data = known.data
+            elif hunks:
+                diff = FileDiff(path=path, status=status, hunks=hunks)
+                target.data = (await _patched(deps, entry, diff)).data
+        targets.append(target)
+    return targets
+
+
+async def _staged(deps: Deps, entry: LoadedRepo, *, required: bool) -> list[Target]:
+    try:
+        changes = await deps.indexer.changes(entry.id, staged=True)
+    except ServiceError as exc:
+        if exc.code not in _NO_STAGED:
+            raise
+        if required:
+            raise ServiceError(
+                "no_files", "no file paths given and no staged changes to read", {"reason": exc.message}
+            ) from None
+        return []
+    return _from_changes(changes)
+
+
+async def review_changeset(deps: Deps, req: analyzer_pb2.ReviewChangesetRequest) -> analyzer_pb2.AnalysisResult:
+    started = time.perf_counter()
+    fmt = results.check_format(req.format)
+    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    if req.diff.strip():
+        diffs = parse_unified_diff(req.diff)
+        if not diffs:
+            raise ServiceError("validation_failed", "the diff names no file", {"field": "diff"})
+        targets = list(await asyncio.gather(*(_patched(deps, entry, d) for d in diffs)))
+    elif req.file_paths:
+        paths = list(dict.fromkeys(clean_path(p, "file_paths") for p in req.file_paths))
+        staged = {t.path: t for t in await _staged(deps, entry, required=False)}
+        rest = [p for p in paths if p not in staged]
+        whole = await asyncio.gather(*(_indexed_or_missing(deps, entry, p) for p in rest))
+        found = {t.path: t for t in whole}
+        targets = [staged.get(p) or found[p] for p in paths]
+    else:
+        targets = await _staged(deps, entry, required=True)
+    if not targets:
+        raise ServiceError("no_files", "nothing to review: no file paths and no staged changes")
+    outcome = await _run(deps, entry, targets, change_level=True)
+    return await _finish(
+        deps, entry, outcome, kind="changeset", paths=[t.path for t in targets], fmt=fmt, started=started
+    )
+
+
+async def _indexed_or_missing(deps: Deps, entry: LoadedRepo, path: str) -> Target:
+    try:
+        return await _indexed(deps, entry, path)
+    except ServiceError as exc:
+        if exc.code in ("file_not_found", "unsupported_file_type"):
+            return Target(path=path, skip=str(exc.details.get("reason") or exc.code))
+        raise

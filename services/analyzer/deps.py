@@ -1,0 +1,30 @@
+"""What every rule module of the analyzer works with, built once per process."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from services.analyzer.indexer_client import IndexerClient
+from services.analyzer.settings import AnalyzerSettings
+from services.analyzer.state import RepoCache
+from services.kit.db import Database
+
+
+@dataclass
+class Deps:
+    db: Database
+    indexer: IndexerClient
+    settings: AnalyzerSettings
+    cache: RepoCache
+    # owner -> (monotonic time read, preferences.Effective); see preferences.py
+    preferences: dict[str, tuple[float, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def build(cls, db: Database, settings: AnalyzerSettings) -> Deps:
+        return cls(
+            db=db,
+            indexer=IndexerClient(settings.indexer_addr, deadline=settings.grpc_deadline_seconds),
+            settings=settings,
+            cache=RepoCache(settings.cache_revalidate_seconds),
+        )

@@ -1,0 +1,85 @@
+"""The analyzer's calls to the indexer: facts, files, changes, co-changes and structure documents.
+
+Every call forwards the caller's principal (``grpc_client.call`` reads it from the request
+context), so the indexer authorizes as it does for the gateway. Calls made while consuming an
+event carry no principal: they are the service's own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import grpc
+import orjson
+
+from services.contracts.v1 import indexer_pb2, indexer_pb2_grpc
+from services.kit.grpc_client import call, error_from_rpc, make_channel, stream
+from services.source.facts import FileFacts, decode
+
+SERVICE = "services.contracts.v1.IndexerService"
+# Reads only: safe for the channel to retry on UNAVAILABLE.
+_IDEMPOTENT = (
+    "GetRepository",
+    "GetIndexStatus",
+    "GetDomains",
+    "GetSegments",
+    "GetHistory",
+    "StreamFacts",
+    "GetFile",
+    "GetChanges",
+    "GetCoChanges",
+)
+CoChangePair = tuple[str, str, int, float]
+
+
+class IndexerClient:
+    def __init__(self, address: str, *, deadline: float = 10.0) -> None:
+        self.channel = make_channel(address, SERVICE, _IDEMPOTENT)
+        self.stub = indexer_pb2_grpc.IndexerServiceStub(self.channel)
+        self.deadline = deadline
+
+    async def close(self) -> None:
+        await self.channel.close()
+
+    async def repository(self, ref: str) -> indexer_pb2.Repository:
+        return await call(self.stub.GetRepository, indexer_pb2.GetRepositoryRequest(repo=ref), timeout=self.deadline)
+
+    async def index_status(self, ref: str) -> indexer_pb2.IndexStatus:
+        return await call(self.stub.GetIndexStatus, indexer_pb2.GetRepositoryRequest(repo=ref), timeout=self.deadline)
+
+    async def facts(self, repo_id: str, commit: str, *, timeout: float) -> tuple[str, list[FileFacts]]:
+        """Every file's facts of a snapshot; returns the commit the indexer answered for."""
+        out: list[FileFacts] = []
+        answered = commit
+        chunks = stream(
+            self.stub.StreamFacts, indexer_pb2.StreamFactsRequest(repo=repo_id, commit=commit), timeout=timeout
+        )
+        try:
+            async for chunk in chunks:
+                answered = chunk.commit or answered
+                out.extend(decode(blob.facts) for blob in chunk.files if blob.facts)
+        except grpc.aio.AioRpcError as err:
+            raise error_from_rpc(err) from None
+        return answered, out
+
+    async def file(self, repo_id: str, path: str, commit: str = "") -> indexer_pb2.FileContent:
+        request = indexer_pb2.GetFileRequest(repo=repo_id, path=path, commit=commit)
+        return await call(self.stub.GetFile, request, timeout=self.deadline)
+
+    async def changes(
+        self, repo_id: str, *, base: str = "", head: str = "", staged: bool = False
+    ) -> indexer_pb2.Changes:
+        request = indexer_pb2.GetChangesRequest(repo=repo_id, base=base, head=head, staged=staged)
+        return await call(self.stub.GetChanges, request, timeout=max(self.deadline, 60.0))
+
+    async def co_changes(self, repo_id: str) -> list[CoChangePair]:
+        reply = await call(self.stub.GetCoChanges, indexer_pb2.GetRepositoryRequest(repo=repo_id), timeout=30.0)
+        return [(p.path, p.other, p.support, p.confidence) for p in reply.pairs]
+
+    async def document(self, method: str, repo_id: str, path: str = "", limit: int = 0) -> Any:
+        """A JSON read document (``GetDomains``, ``GetSegments``, ``GetHistory``)."""
+        request = indexer_pb2.ReadRequest(repo=repo_id, path=path)
+        if limit:
+            request.page.limit = limit
+        reply = await call(getattr(self.stub, method), request, timeout=self.deadline)
+        return orjson.loads(reply.json) if reply.json else {}

@@ -1,0 +1,278 @@
+"""Learning a repository's conventions when it is indexed, and keeping the model in memory.
+
+``repository.indexed`` -> stream the snapshot's facts from the indexer, add its co-change pairs,
+domains and ``.codereview.yml``, learn with the engine, store the model per repository and
+commit, then replace the replica's in-memory entry once the transaction has committed. A
+request for a repository that is indexed but not learned yet (the event still in flight, or
+lost) learns on demand under the same per-repository lock.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import Counter
+from collections.abc import Callable, Coroutine
+from functools import partial
+from typing import Any
+
+from sqlalchemy import event
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.analyzer import loading, repository
+from services.analyzer.deps import Deps
+from services.analyzer.engine import CONFIG_FILE, ConfigError, ConventionModel, RepoConfig, encode_model, learn
+from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
+from services.analyzer.models import inbox, now_ms
+from services.analyzer.state import LoadedRepo
+from services.contracts.v1 import events_pb2
+from services.kit.bus import SUBJECT_REPOSITORY_DELETED, SUBJECT_REPOSITORY_INDEXED
+from services.kit.errors import ServiceError
+from services.kit.inbox import EventConsumer, PermanentError
+from services.kit.runtime import ServiceRuntime
+from services.source.facts import FileFacts
+
+log = logging.getLogger(__name__)
+
+LEARN_CONSUMER = "analyzer-learn"
+DELETED_CONSUMER = "analyzer-repository-deleted"
+# Failures that say "try again later"; anything else from an optional input degrades the model.
+_TRANSIENT = frozenset({"service_unavailable", "timeout", "internal_error", "upstream_error"})
+
+
+async def _optional(what: str, coro: Coroutine[Any, Any, Any]) -> Any:
+    try:
+        return await coro
+    except ServiceError as exc:
+        if exc.code in _TRANSIENT:
+            raise
+        log.info("learning without %s: %s (%s)", what, exc.message, exc.code)
+        return None
+
+
+async def _config_text(deps: Deps, repo_id: str, commit: str) -> str | None:
+    try:
+        reply = await deps.indexer.file(repo_id, CONFIG_FILE, commit)
+    except ServiceError as exc:
+        if exc.code in _TRANSIENT:
+            raise
+        return None
+    return reply.content.decode("utf-8", "replace") if reply.content else None
+
+
+def domain_map(document: Any, paths: list[str]) -> dict[str, str] | None:
+    """path -> domain from the indexer's domains document (longest ``path_prefix`` wins)."""
+    items = document.get("domains") if isinstance(document, dict) else None
+    if not isinstance(items, list) or not items:
+        return None
+    prefixes = sorted(
+        ((str(d.get("path_prefix", "")), str(d.get("name", ""))) for d in items if isinstance(d, dict)),
+        key=lambda p: -len(p[0]),
+    )
+    out: dict[str, str] = {}
+    for path in paths:
+        for prefix, name in prefixes:
+            if path.startswith(prefix):
+                out[path] = name
+                break
+    return out
+
+
+def summarize(
+    facts: list[FileFacts],
+    model: ConventionModel,
+    *,
+    domains: Any,
+    history: Any,
+    config: dict[str, Any],
+    timings: dict[str, float],
+) -> dict[str, Any]:
+    """What global_context, the dashboard and the fleet view read without decoding the model."""
+    parsed = [f for f in facts if not f.skipped]
+    languages: dict[str, list[int]] = {}
+    for f in parsed:
+        stats = languages.setdefault(f.language or "other", [0, 0])
+        stats[0] += 1
+        stats[1] += f.lines
+    by_family: dict[str, Counter[str]] = {}
+    for conv in model.conventions:
+        by_family.setdefault(conv.family, Counter())[conv.level] += 1
+    levels = Counter(c.level for c in model.conventions)
+    history = history if isinstance(history, dict) else {}
+    return {
+        "commit": model.commit,
+        "files": len(parsed),
+        "lines": sum(f.lines for f in parsed),
+        "test_files": sum(1 for f in parsed if f.is_test),
+        "skipped": dict(Counter(f.skipped for f in facts if f.skipped)),
+        "languages": [
+            {"language": lang, "files": n, "lines": lines}
+            for lang, (n, lines) in sorted(languages.items(), key=lambda kv: (-kv[1][0], kv[0]))
+        ],
+        "conventions": {
+            "total": len(model.conventions),
+            "strict": levels.get("strict", 0),
+            "loose": levels.get("loose", 0),
+            "by_family": {fam: dict(c) for fam, c in sorted(by_family.items())},
+        },
+        # Repository-wide enforced choices: what the fleet view compares across repositories.
+        "enforced": [
+            {"rule": c.rule, "family": c.family, "language": c.language, "choice": c.choice, "share": c.share}
+            for c in model.conventions
+            if c.level == "strict" and c.scope.kind in ("language", "repository") and c.source != "reports"
+        ],
+        "domains": (domains or {}).get("domains", [])[:100] if isinstance(domains, dict) else [],
+        "hot_spots": list(history.get("hot_spots", []))[:20],
+        "history": {k: history[k] for k in ("commits", "authors", "first_commit_at", "last_commit_at") if k in history},
+        "config": config,
+        "timings_ms": timings,
+    }
+
+
+async def learn_and_store(
+    deps: Deps, session: AsyncSession, repo_id: str, commit: str, *, owner: str, full_name: str
+) -> LoadedRepo:
+    """Learn ``repo_id`` at ``commit`` (``""``: the last successful index) and store the model.
+
+    Runs in the caller's transaction, writing only at the end so the slow part (streaming facts,
+    learning) holds no row lock; the caller puts the returned entry in the cache after commit.
+    """
+    started = time.perf_counter()
+    timeout = deps.settings.learn_timeout_seconds
+    try:
+        answered, facts = await deps.indexer.facts(repo_id, commit, timeout=timeout)
+    except ServiceError as exc:
+        if exc.code != "repo_not_indexed" or not commit:
+            raise
+        # Indexed again since the event was sent: learn the current snapshot (its own event will
+        # then find the model already there).
+        answered, facts = await deps.indexer.facts(repo_id, "", timeout=timeout)
+    fetched = time.perf_counter()
+    pairs, domains_doc, history_doc, config_text = await asyncio.gather(
+        _optional("co-changes", deps.indexer.co_changes(repo_id)),
+        _optional("domains", deps.indexer.document("GetDomains", repo_id)),
+        _optional("history", deps.indexer.document("GetHistory", repo_id)),
+        _config_text(deps, repo_id, answered),
+    )
+    config: RepoConfig | None = None
+    config_info: dict[str, Any] = {"file": CONFIG_FILE, "present": config_text is not None, "errors": []}
+    if config_text is not None:
+        from services.analyzer.engine import parse_config
+
+        try:
+            config = parse_config(config_text)
+        except ConfigError as exc:
+            # A broken config must not stop reviews: learn without it and say why on global_context.
+            config_info["errors"] = exc.errors
+    domains = domain_map(domains_doc, [f.path for f in facts])
+    gathered = time.perf_counter()
+    model = await asyncio.to_thread(
+        learn,
+        facts,
+        cochange_pairs=pairs or (),
+        domains=domains,
+        config=config,
+        repository=repo_id,
+        commit=answered,
+    )
+    learned = time.perf_counter()
+    timings = {
+        "facts": round((fetched - started) * 1000, 1),
+        "inputs": round((gathered - fetched) * 1000, 1),
+        "learn": round((learned - gathered) * 1000, 1),
+    }
+    summary = summarize(facts, model, domains=domains_doc, history=history_doc, config=config_info, timings=timings)
+    payload = await asyncio.to_thread(encode_model, model)
+    await repository.upsert_repository(session, repo_id, owner=owner, full_name=full_name, head_sha=answered)
+    model_id = await repository.save_model(
+        session,
+        {
+            "id": _new_id(),
+            "repository_id": repo_id,
+            "commit": answered,
+            "created_at": now_ms(),
+            "files": summary["files"],
+            "conventions": len(model.conventions),
+            "enforced": summary["conventions"]["strict"],
+            "learn_ms": timings["learn"],
+            "schema": MODEL_SCHEMA_VERSION,
+            "model": payload,
+            "summary": summary,
+        },
+    )
+    await repository.set_model(session, repo_id, model_id, answered, now_ms())
+    row = await repository.repository_by_ref(session, repo_id)
+    assert row is not None  # upserted above in this transaction
+    log.info("learned %s at %s: %d files, %d conventions", repo_id, answered[:12], len(facts), len(model.conventions))
+    return await loading.entry_for(session, row, model, summary)
+
+
+def _new_id() -> str:
+    from services.analyzer.models import new_id
+
+    return new_id()
+
+
+def after_commit(session: AsyncSession, action: Callable[[], None]) -> None:
+    """Run ``action`` once the session's transaction has committed (never on rollback)."""
+    event.listen(session.sync_session, "after_commit", lambda _s: action(), once=True)
+
+
+async def on_indexed(deps: Deps, session: AsyncSession, env: events_pb2.EventEnvelope) -> None:
+    msg = events_pb2.RepositoryIndexed.FromString(env.payload)
+    if not msg.repository_id or not msg.head_sha:
+        raise PermanentError("repository.indexed without repository id or head")
+    # Known at once (committed apart from the learning run): a request arriving meanwhile finds
+    # the repository, its owner and head here and waits for this run rather than asking the indexer.
+    async with deps.db.session() as early:
+        await repository.upsert_repository(
+            early, msg.repository_id, owner=msg.owner, full_name=msg.full_name, head_sha=msg.head_sha
+        )
+    async with deps.cache.lock(msg.repository_id):
+        existing = await repository.model_id_for_commit(session, msg.repository_id, msg.head_sha)
+        stored = await repository.model_row(session, existing) if existing else None
+        if stored is not None and stored.schema == MODEL_SCHEMA_VERSION:
+            # The same commit indexed again (an incremental run with nothing new): point at its model.
+            await repository.upsert_repository(
+                session, msg.repository_id, owner=msg.owner, full_name=msg.full_name, head_sha=msg.head_sha
+            )
+            await repository.set_model(session, msg.repository_id, stored.id, stored.commit, now_ms())
+            row = await repository.repository_by_ref(session, msg.repository_id)
+            assert row is not None
+            entry = await loading.entry_for(session, row)
+        else:
+            entry = await learn_and_store(
+                deps, session, msg.repository_id, msg.head_sha, owner=msg.owner, full_name=msg.full_name
+            )
+        # In memory before the lock is released, so requests waiting on it find the new model; if
+        # the commit then fails, the model is still a correct one and the event is redelivered.
+        deps.cache.put(entry)
+
+
+async def on_deleted(deps: Deps, session: AsyncSession, env: events_pb2.EventEnvelope) -> None:
+    msg = events_pb2.RepositoryDeleted.FromString(env.payload)
+    await repository.delete_repository(session, msg.repository_id)
+    after_commit(session, partial(deps.cache.drop, msg.repository_id))
+
+
+def start_consumers(runtime: ServiceRuntime, deps: Deps) -> None:
+    specs = (
+        # One event at a time with a long ack wait: a learning run may take minutes, and events
+        # fetched in a batch would wait their turn while their own ack wait runs out.
+        (LEARN_CONSUMER, SUBJECT_REPOSITORY_INDEXED, on_indexed, deps.settings.learn_timeout_seconds + 60),
+        (DELETED_CONSUMER, SUBJECT_REPOSITORY_DELETED, on_deleted, 60.0),
+    )
+    for durable, subject, handler, ack_wait in specs:
+        consumer = EventConsumer(
+            runtime.bus, runtime.db, inbox, durable, subject, service="analyzer", ack_wait=ack_wait, batch=1
+        )
+        runtime.spawn(_consume_when_connected(runtime, consumer, partial(handler, deps)), durable, consumer.stop)
+
+
+async def _consume_when_connected(runtime: ServiceRuntime, consumer: EventConsumer, handler: Any) -> None:
+    # Consumers are registered before the runtime connects to NATS; wait for it rather than log
+    # a failed fetch on every start.
+    while not runtime.bus.connected:
+        await asyncio.sleep(0.1)
+    await consumer.consume(handler)

@@ -1,0 +1,141 @@
+"""ReportFindings: feedback on our findings and findings from other reviewers, and what they change.
+
+A verdict is kept per finding fingerprint (the latest wins), so a dismissed or false-positive
+finding stays quiet on that code while a later "accepted" revives it. Per rule and repository the
+verdicts calibrate the rule (engine ``calibrate``: downgraded, then muted, or more confident);
+the effective false-positive rate is (dismissed + false positive) / findings judged. External
+findings join the file's history and, once a kind recurs, become a convention of its own.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import orjson
+
+from services.analyzer import feedback, loading, preferences, repos, repository
+from services.analyzer.deps import Deps
+from services.analyzer.engine import calibrate
+from services.analyzer.models import now_ms
+from services.analyzer.state import LoadedRepo
+from services.contracts.v1 import analyzer_pb2, common_pb2
+from services.kit.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+_MAX_MESSAGE = 5000
+
+
+def _invalid(field: str, reason: str) -> ServiceError:
+    return ServiceError("validation_failed", f"{field}: {reason}", {"field": field, "reason": reason})
+
+
+def _external_row(repo_id: str, user_id: str, i: int, item: analyzer_pb2.ExternalFinding) -> dict[str, Any]:
+    if not item.path.strip():
+        raise _invalid(f"findings[{i}].path", "required")
+    if not item.message.strip():
+        raise _invalid(f"findings[{i}].message", "required")
+    if not (item.rule.strip() or item.category.strip()):
+        raise _invalid(f"findings[{i}].rule", "a rule or a category is required")
+    start = max(item.start_line, 0)
+    return {
+        "repository_id": repo_id,
+        "rule": item.rule.strip()[:160],
+        "category": (item.category.strip() or item.rule.strip())[:160],
+        "path": item.path.strip().lstrip("/"),
+        "start_line": start,
+        "end_line": max(item.end_line, start),
+        "message": item.message.strip()[:_MAX_MESSAGE],
+        "source": item.source.strip()[:200],
+        "user_id": user_id,
+        "created_at": now_ms(),
+    }
+
+
+async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyzer_pb2.ReportFindingsResponse:
+    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    user_id = preferences.caller_id()
+    for i, item in enumerate(req.feedback):
+        if item.verdict not in feedback.VERDICTS:
+            raise _invalid(f"feedback[{i}].verdict", f"expected one of {', '.join(feedback.VERDICTS)}")
+        if not (item.finding_id or item.fingerprint):
+            raise _invalid(f"feedback[{i}]", "finding_id or fingerprint is required")
+    externals = [_external_row(entry.id, user_id, i, x) for i, x in enumerate(req.findings)]
+    recorded = 0
+    unknown: list[str] = []
+    touched: set[str] = set()
+    async with deps.db.session() as session:
+        for item in req.feedback:
+            found = await repository.find_reported(session, entry.id, item.finding_id, item.fingerprint)
+            if found is None:
+                # A finding we never reported here: nothing to calibrate against, say so.
+                unknown.append(item.finding_id or item.fingerprint)
+                continue
+            await repository.upsert_feedback(
+                session,
+                {
+                    "repository_id": entry.id,
+                    "fingerprint": found.fingerprint,
+                    "finding_id": found.finding_id,
+                    "rule": found.rule,
+                    "path": found.path,
+                    "verdict": item.verdict,
+                    "comment": item.comment[:_MAX_MESSAGE],
+                    "user_id": user_id,
+                    "created_at": now_ms(),
+                },
+            )
+            touched.add(found.rule)
+            recorded += 1
+        await repository.insert_external(session, externals)
+        counts = await repository.verdict_counts(session, entry.id)
+        suppressed = await repository.suppressed_fingerprints(session, entry.id)
+        rule_feedback = feedback.rule_feedback(counts)
+        calibration = calibrate(rule_feedback, suppressed)
+        await repository.replace_calibration(session, entry.id, feedback.calibration_rows(rule_feedback, calibration))
+        if recorded or externals:
+            await repository.bump_version(session, entry.id)
+        row = await repository.repository_by_ref(session, entry.id)
+        fresh = await loading.entry_for(session, row) if row is not None else None
+    if fresh is not None:
+        deps.cache.put(fresh)
+    rules = [{"rule": rule, **_rule_view(cal)} for rule, cal in sorted(calibration.rules.items()) if rule in touched]
+    document = {
+        "rules": rules,
+        "suppressed_fingerprints": len(suppressed),
+        "unknown_findings": unknown,
+        "report_conventions": _report_conventions(fresh),
+    }
+    return analyzer_pb2.ReportFindingsResponse(
+        accepted=recorded, external=len(externals), calibration=common_pb2.JsonDocument(json=orjson.dumps(document))
+    )
+
+
+def _rule_view(cal: Any) -> dict[str, Any]:
+    return {
+        "state": cal.state,
+        "reported": cal.reported,
+        "accepted": cal.accepted,
+        "rejected": cal.rejected,
+        "false_positive_rate": cal.false_positive_rate,
+        "confidence_factor": cal.confidence_factor,
+    }
+
+
+def _report_conventions(entry: LoadedRepo | None) -> list[dict[str, Any]]:
+    if entry is None or entry.model is None:
+        return []
+    return [
+        {
+            "id": c.id,
+            "rule": c.rule,
+            "choice": c.choice,
+            "scope": {"kind": c.scope.kind, "value": c.scope.value},
+            "count": c.count,
+            "level": c.level,
+            "description": c.description,
+        }
+        for c in entry.model.conventions
+        if c.source == "reports"
+    ]

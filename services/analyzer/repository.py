@@ -1,0 +1,299 @@
+"""SQL statements of the analyzer service (no rules here)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from sqlalchemy import delete, func, or_, select, update
+from sqlalchemy.dialects.postgresql import distinct_on, insert
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.analyzer.models import (
+    Audit,
+    ConventionModelRow,
+    ExternalFindingRow,
+    FeedbackRow,
+    FindingRow,
+    Preferences,
+    Repository,
+    RuleCalibrationRow,
+    now_ms,
+)
+
+# --- repositories -------------------------------------------------------------------------------
+
+
+async def repository_by_ref(session: AsyncSession, ref: str) -> Repository | None:
+    """By id, or by hosted ``owner/repo`` (case-insensitive)."""
+    if "/" in ref:
+        stmt = select(Repository).where(func.lower(Repository.full_name) == ref.lower())
+    else:
+        stmt = select(Repository).where(Repository.id == ref)
+    return (await session.execute(stmt.limit(1))).scalar_one_or_none()
+
+
+async def owners(session: AsyncSession, repo_ids: Sequence[str]) -> dict[str, str]:
+    stmt = select(Repository.id, Repository.owner).where(Repository.id.in_(list(repo_ids)))
+    return {repo_id: owner for repo_id, owner in (await session.execute(stmt)).all()}
+
+
+async def repository_version(session: AsyncSession, repo_id: str) -> int | None:
+    stmt = select(Repository.version).where(Repository.id == repo_id)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def upsert_repository(session: AsyncSession, repo_id: str, *, owner: str, full_name: str, head_sha: str) -> None:
+    values = {"id": repo_id, "owner": owner, "full_name": full_name, "head_sha": head_sha, "updated_at": now_ms()}
+    stmt = insert(Repository).values(**values, version=0, state="pending")
+    changed: dict[str, Any] = {k: stmt.excluded[k] for k in ("head_sha", "updated_at")}
+    # An event without owner or name (an older publisher) must not erase what we know.
+    changed["owner"] = func.coalesce(func.nullif(stmt.excluded.owner, ""), Repository.owner)
+    changed["full_name"] = func.coalesce(func.nullif(stmt.excluded.full_name, ""), Repository.full_name)
+    await session.execute(stmt.on_conflict_do_update(index_elements=[Repository.id], set_=changed))
+
+
+async def set_model(session: AsyncSession, repo_id: str, model_id: str, commit: str, learned_at: int) -> int:
+    stmt = (
+        update(Repository)
+        .where(Repository.id == repo_id)
+        .values(
+            model_id=model_id,
+            model_commit=commit,
+            learned_at=learned_at,
+            state="ready",
+            error="",
+            updated_at=now_ms(),
+            version=Repository.version + 1,
+        )
+        .returning(Repository.version)
+    )
+    return int((await session.execute(stmt)).scalar_one())
+
+
+async def mark_failed(session: AsyncSession, repo_id: str, error: str) -> None:
+    stmt = update(Repository).where(Repository.id == repo_id).values(state="failed", error=error[:2000])
+    await session.execute(stmt)
+
+
+async def bump_version(session: AsyncSession, repo_id: str) -> int:
+    stmt = (
+        update(Repository)
+        .where(Repository.id == repo_id)
+        .values(version=Repository.version + 1, updated_at=now_ms())
+        .returning(Repository.version)
+    )
+    return int((await session.execute(stmt)).scalar_one_or_none() or 0)
+
+
+async def delete_repository(session: AsyncSession, repo_id: str) -> None:
+    for table in (FeedbackRow, ExternalFindingRow, RuleCalibrationRow, ConventionModelRow, Audit):
+        column = table.repository_id
+        await session.execute(delete(table).where(column == repo_id))
+    await session.execute(delete(Repository).where(Repository.id == repo_id))
+
+
+# --- models -------------------------------------------------------------------------------------
+
+
+async def model_id_for_commit(session: AsyncSession, repo_id: str, commit: str) -> str | None:
+    stmt = select(ConventionModelRow.id).where(
+        ConventionModelRow.repository_id == repo_id, ConventionModelRow.commit == commit
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def save_model(session: AsyncSession, values: dict[str, Any]) -> str:
+    """Insert or replace the model of (repository, commit); returns its id."""
+    base = insert(ConventionModelRow).values(**values)
+    keep = ("created_at", "files", "conventions", "enforced", "learn_ms", "schema", "model", "summary")
+    stmt = base.on_conflict_do_update(
+        constraint="uq_convention_models_repo_commit", set_={k: base.excluded[k] for k in keep}
+    ).returning(ConventionModelRow.id)
+    return str((await session.execute(stmt)).scalar_one())
+
+
+async def model_row(session: AsyncSession, model_id: str) -> ConventionModelRow | None:
+    return await session.get(ConventionModelRow, model_id)
+
+
+async def current_models(session: AsyncSession, repo_ids: Sequence[str]) -> list[Any]:
+    """Each repository's current model without its payload (for fleet views)."""
+    stmt = (
+        select(
+            Repository.id,
+            Repository.full_name,
+            Repository.model_commit,
+            Repository.learned_at,
+            ConventionModelRow.files,
+            ConventionModelRow.conventions,
+            ConventionModelRow.enforced,
+            ConventionModelRow.summary,
+        )
+        .join(ConventionModelRow, ConventionModelRow.id == Repository.model_id)
+        .where(Repository.id.in_(list(repo_ids)))
+    )
+    return list((await session.execute(stmt)).all())
+
+
+# --- audits and findings ------------------------------------------------------------------------
+
+
+async def insert_audit(session: AsyncSession, values: dict[str, Any], findings: list[dict[str, Any]]) -> None:
+    await session.execute(insert(Audit).values(**values))
+    if findings:
+        # executemany (pipelined by psycopg, compiled once): a multi-row VALUES statement would be
+        # compiled anew for every count of findings, which measured twice as slow.
+        await session.execute(insert(FindingRow), findings)
+
+
+async def recent_audits(session: AsyncSession, repo_ids: Sequence[str], limit: int) -> list[Audit]:
+    stmt = select(Audit).where(Audit.repository_id.in_(list(repo_ids))).order_by(Audit.created_at.desc()).limit(limit)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def audit_counts(session: AsyncSession, repo_ids: Sequence[str], since: int) -> list[tuple[Any, ...]]:
+    stmt = (
+        select(Audit.repository_id, Audit.kind, func.count(), func.sum(Audit.findings), func.max(Audit.created_at))
+        .where(Audit.repository_id.in_(list(repo_ids)), Audit.created_at >= since)
+        .group_by(Audit.repository_id, Audit.kind)
+    )
+    return [tuple(r) for r in (await session.execute(stmt)).all()]
+
+
+async def find_reported(session: AsyncSession, repo_id: str, finding_id: str, fingerprint: str) -> FindingRow | None:
+    """The latest stored finding a report refers to (by id, by fingerprint, or by a fingerprint prefix)."""
+    conds = []
+    if finding_id:
+        conds.append(FindingRow.finding_id == finding_id)
+    if fingerprint:
+        conds.append(FindingRow.fingerprint == fingerprint)
+    if not conds:
+        return None
+    stmt = (
+        select(FindingRow)
+        .where(FindingRow.repository_id == repo_id, or_(*conds))
+        .order_by(FindingRow.created_at.desc())
+        .limit(1)
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def findings_for_path(session: AsyncSession, repo_id: str, path: str, limit: int) -> list[FindingRow]:
+    """The most recent finding per fingerprint on one path."""
+    stmt = (
+        select(FindingRow)
+        .where(FindingRow.repository_id == repo_id, FindingRow.path == path)
+        .ext(distinct_on(FindingRow.fingerprint))
+        .order_by(FindingRow.fingerprint, FindingRow.created_at.desc())
+    )
+    rows = list((await session.execute(stmt)).scalars())
+    rows.sort(key=lambda r: (-r.created_at, r.start_line))
+    return rows[:limit]
+
+
+async def findings_by_day(session: AsyncSession, repo_id: str, since: int) -> list[tuple[Any, ...]]:
+    day = func.to_char(func.to_timestamp(FindingRow.created_at / 1000.0).op("AT TIME ZONE")("UTC"), "YYYY-MM-DD")
+    stmt = (
+        select(day.label("day"), FindingRow.rule, FindingRow.severity, func.count())
+        .where(FindingRow.repository_id == repo_id, FindingRow.created_at >= since)
+        .group_by(day, FindingRow.rule, FindingRow.severity)
+        .order_by(day)
+    )
+    return [tuple(r) for r in (await session.execute(stmt)).all()]
+
+
+async def finding_totals(session: AsyncSession, repo_ids: Sequence[str], since: int) -> list[tuple[Any, ...]]:
+    stmt = (
+        select(FindingRow.repository_id, FindingRow.severity, func.count())
+        .where(FindingRow.repository_id.in_(list(repo_ids)), FindingRow.created_at >= since)
+        .group_by(FindingRow.repository_id, FindingRow.severity)
+    )
+    return [tuple(r) for r in (await session.execute(stmt)).all()]
+
+
+# --- feedback, external findings, calibration ---------------------------------------------------
+
+
+async def upsert_feedback(session: AsyncSession, values: dict[str, Any]) -> None:
+    stmt = insert(FeedbackRow).values(**values)
+    changed = {k: stmt.excluded[k] for k in ("finding_id", "rule", "path", "verdict", "comment", "user_id")}
+    changed["updated_at"] = stmt.excluded.created_at
+    await session.execute(
+        stmt.on_conflict_do_update(index_elements=[FeedbackRow.repository_id, FeedbackRow.fingerprint], set_=changed)
+    )
+
+
+async def verdict_counts(session: AsyncSession, repo_id: str) -> list[tuple[Any, ...]]:
+    stmt = (
+        select(FeedbackRow.rule, FeedbackRow.verdict, func.count())
+        .where(FeedbackRow.repository_id == repo_id)
+        .group_by(FeedbackRow.rule, FeedbackRow.verdict)
+    )
+    return [tuple(r) for r in (await session.execute(stmt)).all()]
+
+
+async def suppressed_fingerprints(session: AsyncSession, repo_id: str) -> list[str]:
+    stmt = select(FeedbackRow.fingerprint).where(
+        FeedbackRow.repository_id == repo_id, FeedbackRow.verdict.in_(("dismissed", "false_positive"))
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def feedback_for_path(session: AsyncSession, repo_id: str, path: str, limit: int) -> list[FeedbackRow]:
+    stmt = (
+        select(FeedbackRow)
+        .where(FeedbackRow.repository_id == repo_id, FeedbackRow.path == path)
+        .order_by(FeedbackRow.updated_at.desc())
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def insert_external(session: AsyncSession, rows: list[dict[str, Any]]) -> None:
+    if rows:
+        await session.execute(insert(ExternalFindingRow), rows)
+
+
+async def external_findings(
+    session: AsyncSession, repo_id: str, *, path: str | None = None, limit: int = 5000
+) -> list[ExternalFindingRow]:
+    stmt = select(ExternalFindingRow).where(ExternalFindingRow.repository_id == repo_id)
+    if path is not None:
+        stmt = stmt.where(ExternalFindingRow.path == path)
+    stmt = stmt.order_by(ExternalFindingRow.created_at.desc()).limit(limit)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def replace_calibration(session: AsyncSession, repo_id: str, rows: Iterable[dict[str, Any]]) -> None:
+    await session.execute(delete(RuleCalibrationRow).where(RuleCalibrationRow.repository_id == repo_id))
+    values = [{**r, "repository_id": repo_id, "updated_at": now_ms()} for r in rows]
+    if values:
+        await session.execute(insert(RuleCalibrationRow), values)
+
+
+async def calibration_rows(session: AsyncSession, repo_ids: Sequence[str]) -> list[RuleCalibrationRow]:
+    stmt = (
+        select(RuleCalibrationRow)
+        .where(RuleCalibrationRow.repository_id.in_(list(repo_ids)))
+        .order_by(RuleCalibrationRow.repository_id, RuleCalibrationRow.rule)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+# --- preferences --------------------------------------------------------------------------------
+
+
+async def preferences(session: AsyncSession, owner: str) -> Preferences | None:
+    return await session.get(Preferences, owner)
+
+
+async def save_preferences(session: AsyncSession, owner: str, document: dict[str, Any], user_id: str) -> int:
+    at = now_ms()
+    stmt = insert(Preferences).values(owner=owner, document=document, updated_by=user_id, updated_at=at)
+    stmt = stmt.on_conflict_do_update(
+        index_elements=[Preferences.owner],
+        set_={"document": stmt.excluded.document, "updated_by": stmt.excluded.updated_by, "updated_at": at},
+    )
+    await session.execute(stmt)
+    return at

@@ -1,0 +1,126 @@
+"""JSON shapes shared by the read documents (documented in docs/review.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from services.analyzer.engine import Convention, ConventionModel
+from services.analyzer.engine.context import index_of
+from services.analyzer.engine.conventions import FILE
+from services.analyzer.models import Audit, ExternalFindingRow, FindingRow
+
+_RANK = {"strict": 2, "loose": 1, "off": 0}
+
+
+def iso(ms: int) -> str | None:
+    if not ms:
+        return None
+    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def convention(c: Convention) -> dict[str, Any]:
+    view: dict[str, Any] = {
+        "id": c.id,
+        "rule": c.rule,
+        "family": c.family,
+        "scope": {"kind": c.scope.kind, "value": c.scope.value},
+        "language": c.language,
+        "choice": c.choice,
+        "share": c.share,
+        "count": c.count,
+        "support": c.support,
+        "level": c.level,
+        "confidence": c.confidence,
+        "description": c.description,
+        "examples": list(c.examples),
+        "source": c.source,
+    }
+    if c.alternatives:
+        view["alternatives"] = dict(c.alternatives)
+    return view
+
+
+def strongest(conventions: Iterable[Convention], n: int) -> list[Convention]:
+    """The most certain enforced conventions, one per rule and language (its broadest such scope)."""
+    best: dict[tuple[str, str], Convention] = {}
+    for c in conventions:
+        if c.level != "strict" or c.scope.kind == FILE or c.source == "reports":
+            continue
+        key = (c.rule, c.language)
+        cur = best.get(key)
+        if cur is None or (c.count, c.confidence) > (cur.count, cur.confidence):
+            best[key] = c
+    return sorted(best.values(), key=lambda c: (-c.confidence, -c.count, c.rule))[:n]
+
+
+def weakest(conventions: Iterable[Convention], n: int) -> list[Convention]:
+    """Conventions the repository only loosely keeps: the least certain of those still reported."""
+    kept = [c for c in conventions if c.level in ("strict", "loose") and c.scope.kind != FILE and c.source == "learned"]
+    return sorted(kept, key=lambda c: (c.confidence, -c.count, c.rule))[:n]
+
+
+def applicable(model: ConventionModel, path: str, language: str) -> list[Convention]:
+    """Every convention that governs ``path``: the most specific scope of each rule, plus its own."""
+    idx = index_of(model)
+    chain = idx.chain(path, language)
+    rules = sorted({rule for rule, lang in idx.by_rule if lang in (language, "")})
+    out: list[Convention] = []
+    for rule in rules:
+        conv = idx.find(rule, language, chain)
+        if conv is not None and conv.level != "off":
+            out.append(conv)
+    out.extend(c for c in model.conventions if c.scope.kind == FILE and c.scope.value == path and c.level != "off")
+    return sorted(out, key=lambda c: (c.family, c.rule, -_RANK.get(c.level, 0)))
+
+
+def finding(row: FindingRow, verdict: str | None = None) -> dict[str, Any]:
+    view = {
+        "id": row.finding_id,
+        "fingerprint": row.fingerprint,
+        "rule": row.rule,
+        "category": row.category,
+        "severity": row.severity,
+        "confidence": row.confidence,
+        "message": row.message,
+        "path": row.path,
+        "start_line": row.start_line,
+        "end_line": row.end_line,
+        "suggestion": row.suggestion,
+        "audit_id": row.audit_id,
+        "created_at": iso(row.created_at),
+    }
+    if verdict is not None:
+        view["verdict"] = verdict
+    return view
+
+
+def external(row: ExternalFindingRow) -> dict[str, Any]:
+    return {
+        "rule": row.rule,
+        "category": row.category,
+        "path": row.path,
+        "start_line": row.start_line,
+        "end_line": row.end_line,
+        "message": row.message,
+        "source": row.source,
+        "created_at": iso(row.created_at),
+    }
+
+
+def audit(row: Audit) -> dict[str, Any]:
+    summary = row.summary or {}
+    return {
+        "id": row.id,
+        "repository_id": row.repository_id,
+        "kind": row.kind,
+        "commit": row.commit,
+        "pr_number": row.pr_number or None,
+        "files": row.files,
+        "findings": row.findings,
+        "by_severity": summary.get("by_severity", {}),
+        "duration_ms": row.duration_ms,
+        "user_id": row.user_id,
+        "created_at": iso(row.created_at),
+    }

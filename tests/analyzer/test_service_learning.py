@@ -1,0 +1,171 @@
+"""Learning on ``repository.indexed`` events from real NATS, stored per repository and commit."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from functools import partial
+
+import pytest
+from sqlalchemy import select
+
+from services.analyzer import learning
+from services.analyzer.engine import decode_model
+from services.analyzer.models import ConventionModelRow, Repository, inbox
+from services.contracts.v1 import analyzer_pb2, events_pb2
+from services.kit.bus import SUBJECT_REPOSITORY_DELETED, SUBJECT_REPOSITORY_INDEXED, Bus
+from services.kit.errors import ServiceError
+from services.kit.grpc_client import call
+from services.kit.inbox import EventConsumer
+from services.kit.outbox import envelope
+from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH
+from tests.analyzer.service_support import ALICE, Harness, harness_fixture  # noqa: F401
+
+
+@pytest.fixture
+async def consumers(harness: Harness, bus: Bus) -> AsyncIterator[None]:
+    tasks = []
+    stops = []
+    for durable, subject, handler in (
+        ("t-learn", SUBJECT_REPOSITORY_INDEXED, learning.on_indexed),
+        ("t-deleted", SUBJECT_REPOSITORY_DELETED, learning.on_deleted),
+    ):
+        consumer = EventConsumer(bus, harness.deps.db, inbox, durable, subject, service="analyzer", batch=1)
+        tasks.append(asyncio.create_task(consumer.consume(partial(handler, harness.deps))))
+        stops.append(consumer.stop)
+    yield
+    for stop in stops:
+        stop()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+
+
+async def publish_indexed(bus: Bus, head: str, event_id: str | None = None) -> str:
+    msg = events_pb2.RepositoryIndexed(repository_id="r-alice", head_sha=head, run_id="run1", owner="user:u-alice")
+    env = envelope("repository.indexed", msg, event_id)
+    await bus.publish(SUBJECT_REPOSITORY_INDEXED, env.SerializeToString(), msg_id=env.id)
+    return env.id
+
+
+async def wait_for(predicate, timeout: float = 20.0) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not await predicate():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError("condition not reached")
+        await asyncio.sleep(0.05)
+
+
+async def models(h: Harness) -> list[ConventionModelRow]:
+    async with h.deps.db.session() as session:
+        return list((await session.execute(select(ConventionModelRow))).scalars())
+
+
+async def test_indexed_event_learns_and_stores_the_model_per_commit(harness: Harness, bus: Bus, consumers) -> None:
+    head = harness.indexer.repos["r-alice"].head
+
+    async def learned() -> bool:
+        entry = harness.deps.cache.get("r-alice")
+        return entry is not None and entry.commit == head
+
+    await publish_indexed(bus, head)
+    await wait_for(learned)
+    [row] = await models(harness)
+    assert row.repository_id == "r-alice"
+    assert row.commit == head
+    model = decode_model(row.model)
+    assert any(c.rule == "naming.case.function" and c.level == "strict" for c in model.conventions)
+    assert row.summary["files"] == len(harness.files)
+    assert row.summary["config"]["present"] is False
+    streamed = harness.indexer.calls["StreamFacts"]
+    request = analyzer_pb2.AnalyzeFileRequest(
+        repo="r-alice", path=PLANTED_PATH, content=PLANTED.encode(), has_content=True
+    )
+    result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    assert len(result.findings) == 3
+    assert harness.indexer.calls["StreamFacts"] == streamed  # served from the learned model
+
+    # A new commit with a .codereview.yml that turns a family off: relearned, the old model kept.
+    repo = harness.indexer.repos["r-alice"]
+    repo.head = "c0ffee0000000000000000000000000000000002"
+    repo.files[".codereview.yml"] = b"version: 1\ndisable:\n  - idioms\n"
+    head = repo.head
+    await publish_indexed(bus, head)
+    await wait_for(learned)
+    assert {r.commit for r in await models(harness)} == {"c0ffee0000000000000000000000000000000001", head}
+    result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    assert {f.rule for f in result.findings} == {"naming.case.function", "documentation.docstring.function"}
+    assert result.commit == head
+
+
+async def test_redelivered_event_is_applied_once(harness: Harness, bus: Bus, consumers) -> None:
+    head = harness.indexer.repos["r-alice"].head
+    event_id = await publish_indexed(bus, head)
+
+    async def one_model() -> bool:
+        return len(await models(harness)) == 1
+
+    await wait_for(one_model)
+    await bus.js.publish(  # same envelope id past the server's de-duplication: the inbox catches it
+        bus.subject(SUBJECT_REPOSITORY_INDEXED),
+        envelope(
+            "repository.indexed",
+            events_pb2.RepositoryIndexed(repository_id="r-alice", head_sha=head),
+            event_id,
+        ).SerializeToString(),
+    )
+    await asyncio.sleep(0.5)
+    assert harness.indexer.calls["StreamFacts"] == 1
+
+
+async def test_deleted_repository_is_forgotten(harness: Harness, bus: Bus, consumers) -> None:
+    head = harness.indexer.repos["r-alice"].head
+    await publish_indexed(bus, head)
+
+    async def learned() -> bool:
+        return harness.deps.cache.get("r-alice") is not None
+
+    await wait_for(learned)
+    env = envelope("repository.deleted", events_pb2.RepositoryDeleted(repository_id="r-alice"))
+    await bus.publish(SUBJECT_REPOSITORY_DELETED, env.SerializeToString(), msg_id=env.id)
+
+    async def gone() -> bool:
+        async with harness.deps.db.session() as session:
+            row = await session.get(Repository, "r-alice")
+        return row is None and harness.deps.cache.get("r-alice") is None
+
+    await wait_for(gone)
+    assert await models(harness) == []
+    del harness.indexer.repos["r-alice"]
+    request = analyzer_pb2.AnalyzeFileRequest(repo="r-alice", path="a.py", content=b"x = 1\n", has_content=True)
+    with pytest.raises(ServiceError) as err:
+        await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    assert err.value.code == "repo_not_found"
+
+
+async def test_internal_pull_request_by_full_name_waits_for_the_learning_run(
+    harness: Harness, bus: Bus, consumers
+) -> None:
+    repo = harness.indexer.repos["r-alice"]
+    repo.full_name = "acme/shop"
+    request = analyzer_pb2.AnalyzePullRequestRequest(
+        repo="acme/shop",
+        files=[analyzer_pb2.FilePatch(path=PLANTED_PATH, status="added", content=PLANTED.encode())],
+    )
+    with pytest.raises(ServiceError) as err:  # the host-app worker, before any index reached us
+        await call(harness.stub.AnalyzePullRequest, request)
+    assert err.value.code == "repo_not_indexed"
+    msg = events_pb2.RepositoryIndexed(
+        repository_id="r-alice", head_sha=repo.head, owner="user:u-alice", full_name="acme/shop"
+    )
+    env = envelope("repository.indexed", msg)
+    await bus.publish(SUBJECT_REPOSITORY_INDEXED, env.SerializeToString(), msg_id=env.id)
+
+    async def known() -> bool:
+        async with harness.deps.db.session() as session:
+            return await session.get(Repository, "r-alice") is not None
+
+    await wait_for(known)
+    result = await call(harness.stub.AnalyzePullRequest, request)  # during or after the run
+    assert {f.rule for f in result.findings} >= {"naming.case.function", "idioms.print"}
+    assert harness.indexer.calls["StreamFacts"] == 1  # learned once, by the consumer or for the request

@@ -1,0 +1,219 @@
+"""Reports, preferences and the read documents over real gRPC on a fresh database."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from services.contracts.v1 import analyzer_pb2
+from services.kit.errors import ServiceError
+from services.kit.grpc_client import call
+from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH
+from tests.analyzer.service_support import ALICE, BOB, Harness, doc, harness_fixture  # noqa: F401
+
+
+async def analyze(h: Harness, content: str = PLANTED, path: str = PLANTED_PATH) -> analyzer_pb2.AnalysisResult:
+    request = analyzer_pb2.AnalyzeFileRequest(repo="r-alice", path=path, content=content.encode(), has_content=True)
+    return await call(h.stub.AnalyzeFile, request, principal=ALICE)
+
+
+async def report(h: Harness, feedback=(), findings=(), principal=ALICE) -> analyzer_pb2.ReportFindingsResponse:
+    request = analyzer_pb2.ReportFindingsRequest(repo="r-alice", feedback=list(feedback), findings=list(findings))
+    return await call(h.stub.ReportFindings, request, principal=principal)
+
+
+def rules(result: analyzer_pb2.AnalysisResult) -> dict[str, analyzer_pb2.Finding]:
+    return {f.rule: f for f in result.findings}
+
+
+async def test_dismissed_finding_stays_quiet_and_accepting_revives_it(harness: Harness) -> None:
+    before = rules(await analyze(harness))
+    printed = before["idioms.print"]
+    reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id=printed.id, verdict="dismissed")])
+    assert reply.accepted == 1
+    calibration = doc(reply.calibration)
+    assert calibration["rules"][0]["rule"] == "idioms.print"
+    assert calibration["rules"][0]["false_positive_rate"] == 1.0
+    after = rules(await analyze(harness))
+    assert set(after) == set(before) - {"idioms.print"}
+    # The same code moved elsewhere in the file keeps its fingerprint, so it stays quiet there too.
+    moved = await analyze(harness, PLANTED.replace("import logging\n", "import logging\nimport os\n"))
+    assert "idioms.print" not in rules(moved)
+    await report(harness, [analyzer_pb2.FeedbackItem(fingerprint=printed.fingerprint, verdict="accepted")])
+    assert "idioms.print" in rules(await analyze(harness))
+
+
+def _variant(i: int) -> str:
+    """The planted file with the print call in a differently named function, so fingerprints differ."""
+    return PLANTED.replace("format_audit_label", f"format_audit_label_{i}")
+
+
+async def test_a_rule_people_keep_rejecting_is_downgraded_then_muted(harness: Harness) -> None:
+    base = rules(await analyze(harness))["idioms.print"]
+    assert base.severity == "warning"
+    for i in range(10):
+        finding = rules(await analyze(harness, _variant(i)))["idioms.print"]
+        reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id=finding.id, verdict="false_positive")])
+        state = doc(reply.calibration)["rules"][0]["state"]
+        if i + 1 == 5:
+            assert state == "downgraded"
+            fresh = rules(await analyze(harness, _variant(100)))["idioms.print"]
+            assert fresh.severity == "info"  # lowered one step
+            assert fresh.confidence < base.confidence
+    assert state == "muted"
+    assert "idioms.print" not in rules(await analyze(harness, _variant(200)))
+    # Other rules are untouched by this rule's record.
+    assert "naming.case.function" in rules(await analyze(harness, _variant(201)))
+
+
+async def test_report_validation_and_unknown_findings(harness: Harness) -> None:
+    await analyze(harness)
+    with pytest.raises(ServiceError) as err:
+        await report(harness, [analyzer_pb2.FeedbackItem(finding_id="f_x", verdict="meh")])
+    assert err.value.code == "validation_failed"
+    assert err.value.details["field"] == "feedback[0].verdict"
+    reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id="f_nope", verdict="dismissed")])
+    assert reply.accepted == 0
+    assert doc(reply.calibration)["unknown_findings"] == ["f_nope"]
+    with pytest.raises(ServiceError) as err:
+        await report(harness, principal=BOB)
+    assert err.value.code == "repo_not_found"
+
+
+async def test_external_findings_join_history_and_become_a_convention(harness: Harness) -> None:
+    await analyze(harness)
+    externals = [
+        analyzer_pb2.ExternalFinding(
+            category="sql-injection-risk",
+            path=f"app/reports/{name}.py",
+            start_line=3,
+            end_line=4,
+            message="string-built SQL",
+            source="security-review",
+        )
+        for name in ("user", "invoice", "order", "ledger", "payment", "report")
+    ]
+    reply = await report(harness, findings=externals)
+    assert reply.external == 6
+    conventions = doc(reply.calibration)["report_conventions"]
+    assert [(c["rule"], c["scope"]) for c in conventions] == [
+        ("external.sql_injection_risk", {"kind": "directory", "value": "app/reports"})
+    ]
+    context = doc(
+        await call(
+            harness.stub.GetReviewContext,
+            analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/reports/user.py"),
+            principal=ALICE,
+        )
+    )
+    assert context["history"]["reports"]["external"][0]["message"] == "string-built SQL"
+    assert "external.sql_injection_risk" in {c["rule"] for c in context["conventions"]}
+
+
+async def test_review_context_for_a_path(harness: Harness) -> None:
+    result = await analyze(harness)
+    harness.indexer.repos["r-alice"].files[PLANTED_PATH] = PLANTED.encode()
+    await report(harness, [analyzer_pb2.FeedbackItem(finding_id=result.findings[0].id, verdict="accepted")])
+    request = analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/billing/invoice.py")
+    context = doc(await call(harness.stub.GetReviewContext, request, principal=ALICE))
+    assert context["domain"]["name"] == "billing"
+    assert context["segment"]["path_prefix"] == "app/billing/"
+    assert context["language"] == "python"
+    by_rule = {c["rule"]: c for c in context["conventions"]}
+    assert by_rule["naming.case.function"]["choice"] == "snake_case"
+    assert by_rule["naming.case.function"]["count"] >= 100
+    assert by_rule["naming.case.function"]["level"] == "strict"
+    assert context["history"]["co_changes"][0]["path"] == "app/billing/payment.py"
+    assert context["history"]["file"]["file"]["path"] == "app/billing/invoice.py"
+    planted = doc(
+        await call(
+            harness.stub.GetReviewContext,
+            analyzer_pb2.ReviewContextRequest(repo="r-alice", path=PLANTED_PATH),
+            principal=ALICE,
+        )
+    )
+    past = planted["history"]["findings"]
+    assert {f["rule"] for f in past} == {f.rule for f in result.findings}
+    assert [f["verdict"] for f in past if f["id"] == result.findings[0].id] == ["accepted"]
+    assert planted["history"]["reports"]["feedback"][0]["verdict"] == "accepted"
+
+
+async def test_global_context_and_dashboard(harness: Harness) -> None:
+    result = await analyze(harness)
+    await report(harness, [analyzer_pb2.FeedbackItem(finding_id=result.findings[0].id, verdict="dismissed")])
+    glob = doc(await call(harness.stub.GetGlobalContext, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE))
+    assert glob["languages"][0]["language"] == "python"
+    assert glob["files"] == len(harness.files)
+    assert {d["name"] for d in glob["domains"]} >= {"accounts", "billing", "reports"}
+    assert glob["conventions"]["strict"] >= 20
+    assert glob["strongest_conventions"][0]["level"] == "strict"
+    assert glob["hot_spots"][0]["path"] == "app/billing/invoice.py"
+    board = doc(await call(harness.stub.GetDashboard, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE))
+    assert board["index"]["state"] == "ready"
+    assert board["findings"]["total"] == 3
+    assert board["findings"]["by_severity"] == {"warning": 2, "info": 1}
+    assert board["findings"]["over_time"][0]["total"] == 3
+    assert board["audits"]["by_kind"] == {"file": 1}
+    [acceptance] = board["acceptance"]
+    assert acceptance["rule"] == result.findings[0].rule
+    assert acceptance["false_positive_rate"] == 1.0
+    assert board["false_positive_rate"] == 1.0
+    assert board["strongest_conventions"]
+    assert board["weakest_conventions"] is not None
+
+
+async def test_audit_results_only_cover_visible_repositories(harness: Harness) -> None:
+    result = await analyze(harness)
+    request = analyzer_pb2.AuditResultsRequest(repository_ids=["r-alice", "r-other"], limit=10)
+    body = doc(await call(harness.stub.GetAuditResults, request, principal=ALICE))
+    assert [a["id"] for a in body["audits"]] == [result.audit_id]
+    assert body["audits"][0]["findings"] == 3
+    fleet = body["fleet"]
+    assert fleet["learned"] == 1
+    naming = next(c for c in fleet["conventions"] if c["rule"] == "naming.case.function")
+    assert naming["majority"] == "snake_case"
+    assert naming["repositories"] == 1
+    assert fleet["by_repository"][0]["repository_id"] == "r-alice"
+    stranger = doc(await call(harness.stub.GetAuditResults, request, principal=BOB))
+    assert stranger["audits"] == []
+    assert stranger["fleet"]["learned"] == 0
+
+
+async def test_preferences_merge_patch_validation_and_effect(harness: Harness) -> None:
+    owner = "user:u-alice"
+    get = analyzer_pb2.PreferencesRequest(owner=owner)
+    defaults = doc(await call(harness.stub.GetAuditPreferences, get, principal=ALICE))
+    assert defaults["min_severity"] == "info"
+    assert "naming" in defaults["enabled_families"]
+
+    def patch(body: dict) -> analyzer_pb2.UpdatePreferencesRequest:
+        return analyzer_pb2.UpdatePreferencesRequest(owner=owner, patch=orjson.dumps(body))
+
+    updated = doc(
+        await call(
+            harness.stub.UpdateAuditPreferences,
+            patch({"min_severity": "warning", "ignored_paths": ["legacy/**"]}),
+            principal=ALICE,
+        )
+    )
+    assert updated["min_severity"] == "warning"
+    assert updated["ignored_paths"] == ["legacy/**"]
+    assert {f.rule for f in (await analyze(harness)).findings} == {"naming.case.function", "idioms.print"}
+    ignored = await analyze(harness, path="legacy/audit.py")
+    assert list(ignored.findings) == []
+    assert ignored.skipped[0].reason == "ignored"
+    await call(
+        harness.stub.UpdateAuditPreferences,
+        patch({"min_severity": None, "enabled_families": ["idioms"]}),
+        principal=ALICE,
+    )
+    assert {f.rule for f in (await analyze(harness)).findings} == {"idioms.print"}
+    for bad, field in (({"colour": "red"}, "colour"), ({"min_confidence": 2}, "min_confidence"),
+                       ({"enabled_families": ["astrology"]}, "enabled_families")):  # fmt: skip
+        with pytest.raises(ServiceError) as err:
+            await call(harness.stub.UpdateAuditPreferences, patch(bad), principal=ALICE)
+        assert err.value.code == "validation_failed"
+        assert err.value.details["field"] == field
+    with pytest.raises(ServiceError) as err:
+        await call(harness.stub.GetAuditPreferences, get, principal=BOB)
+    assert err.value.code == "forbidden"
