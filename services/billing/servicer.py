@@ -33,6 +33,9 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
     ) -> billing_pb2.ValidateTokenResponse:
         async with self.db.session() as session:
             principal, expires_at = await identity.validate_token(session, request.token, self.deps.catalogue)
+            if request.meter:
+                window = self.deps.settings.rate_limit_window_seconds
+                await ratelimit.hit(session, self.deps.catalogue, principal, request.org_id[:64], window)
         return billing_pb2.ValidateTokenResponse(principal=principal, expires_at=expires_at)
 
     async def CreateUser(self, request: billing_pb2.CreateUserRequest, context: Ctx) -> billing_pb2.CreateUserResponse:

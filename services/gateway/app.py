@@ -15,7 +15,6 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from services.gateway import errors
 from services.gateway.clients import Clients
 from services.gateway.middleware import RequestContextMiddleware
-from services.gateway.ratelimit import RateLimiter
 from services.gateway.routes import account, ai, analysis, auth, repositories, teams, webhooks
 from services.gateway.settings import GatewaySettings
 from services.gateway.settings import load as load_settings
@@ -53,7 +52,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
         ),
     )
     app.state.settings = settings
-    app.state.rate_limiter = RateLimiter()
+    app.state.rate_limits = True
     errors.install(app)
     app.add_middleware(RepoPathMiddleware)
     app.add_middleware(RequestContextMiddleware)

@@ -11,6 +11,7 @@ from google.protobuf.message import Message
 
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.gateway.clients import Clients
+from services.gateway.ratelimit import org_of
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
 from services.kit.identity import principal_var
@@ -35,15 +36,15 @@ def bearer_token(request: Request) -> str:
 
 async def current_principal(request: Request, clients: ClientsDep) -> common_pb2.Principal:
     """Every /v1 call: the token is validated by billing on each request (no cache), so a
-    revoked or signed-out token stops working at once."""
+    revoked or signed-out token stops working at once; the same round trip meters the
+    request against the caller's rate limits."""
     token = bearer_token(request)
-    response = await call(clients.billing.ValidateToken, billing_pb2.ValidateTokenRequest(token=token), timeout=5)
+    meter = bool(getattr(request.app.state, "rate_limits", False))
+    validate = billing_pb2.ValidateTokenRequest(token=token, meter=meter, org_id=org_of(request) if meter else "")
+    response = await call(clients.billing.ValidateToken, validate, timeout=5)
     principal_var.set(response.principal)
     request.state.principal = response.principal
     request.state.token = token
-    limiter = getattr(request.app.state, "rate_limiter", None)
-    if limiter is not None:
-        await limiter.check(request, response.principal)
     return response.principal
 
 
