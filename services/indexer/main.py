@@ -1,22 +1,53 @@
-"""The indexer service process."""
+"""The indexer service process: the gRPC API, the index job worker with its extraction
+pool, the lease reaper, and the installation-events consumer."""
 
 from __future__ import annotations
 
+import asyncio
+from collections.abc import Coroutine
 from pathlib import Path
+from typing import Any
 
 from services.contracts.v1 import indexer_pb2_grpc
-from services.indexer.models import outbox
+from services.indexer import repositories
+from services.indexer.extraction import ExtractorPool
+from services.indexer.models import inbox, outbox
 from services.indexer.servicer import IndexerServicer
-from services.indexer.settings import load
+from services.indexer.settings import IndexerSettings, load
+from services.indexer.sources import HostApp
+from services.indexer.worker import IndexWorker, Reaper
+from services.kit.bus import SUBJECT_INSTALLATION_REPOS
+from services.kit.inbox import EventConsumer
 from services.kit.runtime import ServiceRuntime, run_service
 
 
 async def setup(runtime: ServiceRuntime) -> None:
+    settings = runtime.settings
+    assert isinstance(settings, IndexerSettings)
+    hostapp = HostApp(settings)
     runtime.server.add(
         indexer_pb2_grpc.add_IndexerServiceServicer_to_server,
-        IndexerServicer(runtime),
+        IndexerServicer(runtime.db, settings, hostapp, runtime.wake_relay),
         "services.contracts.v1.IndexerService",
     )
+    pool = ExtractorPool(settings.worker_count())
+    worker = IndexWorker(settings, runtime.db, runtime.bus, pool, hostapp, runtime.wake_relay)
+    runtime.spawn(worker.run(), "index-worker", worker.stop)
+    reaper = Reaper(settings, runtime.db, runtime.wake_relay)
+    runtime.spawn(reaper.run(), "index-reaper", reaper.stop)
+    events = EventConsumer(
+        runtime.bus, runtime.db, inbox, "indexer-installations", SUBJECT_INSTALLATION_REPOS, service="indexer"
+    )
+    runtime.spawn(
+        wait_then(runtime, events.consume(repositories.on_installation_repositories)), "installations", events.stop
+    )
+
+
+async def wait_then(runtime: ServiceRuntime, coro: Coroutine[Any, Any, None]) -> None:
+    """Consumers are spawned before the runtime connects the bus; start them once it is up."""
+    while not runtime.bus.connected:
+        await asyncio.sleep(0.2)
+    await coro
 
 
 if __name__ == "__main__":

@@ -1,6 +1,29 @@
-"""The indexer service's database."""
+"""The indexer service's database: repositories, index runs, snapshots and extracted facts.
+
+Facts are stored per blob (``blob_facts``), so content already parsed is never parsed again;
+a snapshot is the list of a commit's files pointing at those blobs, plus the documents
+computed over the whole tree (structure and history).
+"""
 
 from __future__ import annotations
+
+import time
+import uuid
+from typing import Any
+
+from sqlalchemy import (
+    BigInteger,
+    Boolean,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    String,
+    Text,
+    text,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.orm import Mapped, mapped_column
 
 from services.kit.db import make_base
 from services.kit.inbox import define_inbox
@@ -9,3 +32,121 @@ from services.kit.outbox import define_outbox
 Base = make_base()
 outbox = define_outbox(Base.metadata)
 inbox = define_inbox(Base.metadata)
+
+ACTIVE_STATES = ("queued", "indexing")
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+class Repository(Base):
+    __tablename__ = "repositories"
+    __table_args__ = (
+        # One registration per owner and source; hosted ones are also addressed by full_name.
+        Index("uq_repositories_owner_kind_source", "owner", "kind", "source", unique=True),
+        Index("ix_repositories_full_name", "full_name"),
+    )
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    name: Mapped[str] = mapped_column(String(200))
+    kind: Mapped[str] = mapped_column(String(10))  # local | url | hosted
+    source: Mapped[str] = mapped_column(Text)  # realpath, clone URL, or owner/repo
+    full_name: Mapped[str | None] = mapped_column(String(200), nullable=True)
+    # "user:<id>" | "org:<id>"; "" for a hosted repository registered by an installation event
+    # and not yet claimed by anyone (visible to nobody until then).
+    owner: Mapped[str] = mapped_column(String(50), index=True)
+    installation_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    status: Mapped[str] = mapped_column(String(12), default="active")  # active | retired
+    default_branch: Mapped[str] = mapped_column(String(255), default="")
+    created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+    head_sha: Mapped[str] = mapped_column(String(64), default="")  # of the last successful index
+    snapshot_id: Mapped[str | None] = mapped_column(String(32), nullable=True)  # current snapshot
+    last_run_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
+
+
+class IndexRun(Base):
+    __tablename__ = "index_runs"
+    __table_args__ = (
+        # At most one queued-or-indexing run per repository: the database decides the 409.
+        Index(
+            "uq_index_runs_active",
+            "repository_id",
+            unique=True,
+            postgresql_where=text("state IN ('queued', 'indexing')"),
+        ),
+        Index("ix_index_runs_state_lease", "state", "lease_expires_at"),
+    )
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    repository_id: Mapped[str] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), index=True)
+    state: Mapped[str] = mapped_column(String(12))  # queued | indexing | ready | failed
+    incremental: Mapped[bool] = mapped_column(Boolean, default=False)
+    ref: Mapped[str] = mapped_column(String(255), default="")
+    target_sha: Mapped[str] = mapped_column(String(64), default="")
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    worker: Mapped[str] = mapped_column(String(100), default="")
+    lease_expires_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    files_total: Mapped[int] = mapped_column(Integer, default=0)
+    files_done: Mapped[int] = mapped_column(Integer, default=0)
+    files_parsed: Mapped[int] = mapped_column(Integer, default=0)
+    files_skipped: Mapped[int] = mapped_column(Integer, default=0)
+    phase: Mapped[str] = mapped_column(String(20), default="")
+    error: Mapped[str] = mapped_column(Text, default="")
+    error_code: Mapped[str] = mapped_column(String(50), default="")
+    timings: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    queued_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+    started_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    finished_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    updated_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+
+
+class Snapshot(Base):
+    """One indexed commit: its files (``snapshot_files``) and the documents over them."""
+
+    __tablename__ = "snapshots"
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    repository_id: Mapped[str] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), index=True)
+    run_id: Mapped[str] = mapped_column(String(32))
+    commit_sha: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+    # Documents over the whole tree, as JSON bytes: written once per index and always read
+    # whole, so neither the server's JSONB parse nor its pglz compression is worth paying.
+    stats: Mapped[bytes] = mapped_column(LargeBinary)
+    domains: Mapped[bytes] = mapped_column(LargeBinary)
+    segments: Mapped[bytes] = mapped_column(LargeBinary)
+    network: Mapped[bytes] = mapped_column(LargeBinary)
+    history: Mapped[bytes] = mapped_column(LargeBinary)
+    # Every file's summary (before resolution), so an incremental index loads one value.
+    facts_schema: Mapped[int] = mapped_column(Integer)
+    summaries: Mapped[bytes] = mapped_column(LargeBinary)
+
+
+class SnapshotFile(Base):
+    __tablename__ = "snapshot_files"
+    snapshot_id: Mapped[str] = mapped_column(ForeignKey("snapshots.id", ondelete="CASCADE"), primary_key=True)
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    blob_sha: Mapped[str] = mapped_column(String(64))
+    mode: Mapped[str] = mapped_column(String(6))
+    size: Mapped[int] = mapped_column(BigInteger)
+    language: Mapped[str] = mapped_column(String(32), default="")
+    skipped: Mapped[str] = mapped_column(String(32), default="")
+    # Snapshot-level corrections of the blob's facts (imports resolved against this tree,
+    # tests_for completed): msgpack {"imports": [...], "tests_for": [...]}, or NULL.
+    resolved: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+class BlobFacts(Base):
+    """Facts of one blob at one path (path-dependent facts: language, module, test-ness)."""
+
+    __tablename__ = "blob_facts"
+    repository_id: Mapped[str] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), primary_key=True)
+    blob_sha: Mapped[str] = mapped_column(String(64), primary_key=True)
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    schema: Mapped[int] = mapped_column(Integer)
+    language: Mapped[str] = mapped_column(String(32), default="")
+    skipped: Mapped[str] = mapped_column(String(32), default="")
+    facts: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack FileFacts
+    summary: Mapped[bytes] = mapped_column(LargeBinary)  # msgpack FileSummary (what structure needs)

@@ -55,6 +55,7 @@ class Repository(_message.Message):
     CREATED_AT_FIELD_NUMBER: _builtins.int
     INDEX_FIELD_NUMBER: _builtins.int
     INSTALLATION_ID_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     name: _builtins.str
     kind: _builtins.str
@@ -66,6 +67,8 @@ class Repository(_message.Message):
     default_branch: _builtins.str
     created_at: _builtins.int
     installation_id: _builtins.int
+    status: _builtins.str
+    """"active" | "retired" (removed from its installation)"""
     @_builtins.property
     def index(self) -> Global___IndexStatus: ...
     def __init__(
@@ -80,10 +83,11 @@ class Repository(_message.Message):
         created_at: _builtins.int = ...,
         index: Global___IndexStatus | None = ...,
         installation_id: _builtins.int = ...,
+        status: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["index", b"index"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "default_branch", b"default_branch", "id", b"id", "index", b"index", "installation_id", b"installation_id", "kind", b"kind", "name", b"name", "owner", b"owner", "source", b"source"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at", "default_branch", b"default_branch", "id", b"id", "index", b"index", "installation_id", b"installation_id", "kind", b"kind", "name", b"name", "owner", b"owner", "source", b"source", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -297,6 +301,8 @@ class IndexStatus(_message.Message):
     INCREMENTAL_FIELD_NUMBER: _builtins.int
     TARGET_SHA_FIELD_NUMBER: _builtins.int
     TIMINGS_FIELD_NUMBER: _builtins.int
+    ERROR_CODE_FIELD_NUMBER: _builtins.int
+    PHASE_FIELD_NUMBER: _builtins.int
     repository_id: _builtins.str
     state: _builtins.str
     """"" (never indexed) | queued | indexing | ready | failed"""
@@ -316,6 +322,10 @@ class IndexStatus(_message.Message):
     finished_at: _builtins.int
     incremental: _builtins.bool
     target_sha: _builtins.str
+    error_code: _builtins.str
+    """machine code of a failed run (empty_repository, timeout, ...)"""
+    phase: _builtins.str
+    """while indexing: fetching | listing | extracting | analyzing | writing"""
     @_builtins.property
     def timings(self) -> _containers.ScalarMap[_builtins.str, _builtins.float]:
         """phase -> seconds"""
@@ -340,10 +350,12 @@ class IndexStatus(_message.Message):
         incremental: _builtins.bool = ...,
         target_sha: _builtins.str = ...,
         timings: _abc.Mapping[_builtins.str, _builtins.float] | None = ...,
+        error_code: _builtins.str = ...,
+        phase: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "error", b"error", "files_done", b"files_done", "files_parsed", b"files_parsed", "files_skipped", b"files_skipped", "files_total", b"files_total", "finished_at", b"finished_at", "head_sha", b"head_sha", "incremental", b"incremental", "queued_at", b"queued_at", "repository_id", b"repository_id", "run_id", b"run_id", "run_state", b"run_state", "started_at", b"started_at", "state", b"state", "target_sha", b"target_sha", "timings", b"timings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "error", b"error", "error_code", b"error_code", "files_done", b"files_done", "files_parsed", b"files_parsed", "files_skipped", b"files_skipped", "files_total", b"files_total", "finished_at", b"finished_at", "head_sha", b"head_sha", "incremental", b"incremental", "phase", b"phase", "queued_at", b"queued_at", "repository_id", b"repository_id", "run_id", b"run_id", "run_state", b"run_state", "started_at", b"started_at", "state", b"state", "target_sha", b"target_sha", "timings", b"timings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

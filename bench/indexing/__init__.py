@@ -1,0 +1,1 @@
+"""Indexing speed benchmark: ``python -m bench.indexing`` (``make bench`` runs it)."""

@@ -1,0 +1,170 @@
+"""The read documents of the current snapshot: domains, segments, network, history and the
+co-change pairs the analyzer learns from. Shapes are documented in docs/indexing.md; long
+lists are paginated with an opaque offset cursor."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from typing import Any
+
+import orjson
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.contracts.v1 import common_pb2, indexer_pb2
+from services.indexer import access
+from services.indexer import repository as sql
+from services.indexer.git import GitError, validate_repo_path
+from services.indexer.models import Repository
+from services.kit.db import Database
+from services.kit.errors import ServiceError
+
+DEFAULT_LIMITS = {"segments": 200, "network": 1000, "history": 100}
+MAX_LIMIT = 10_000
+
+
+def document(body: dict[str, Any]) -> common_pb2.JsonDocument:
+    return common_pb2.JsonDocument(json=orjson.dumps(body))
+
+
+def _offset(cursor: str) -> int:
+    if not cursor:
+        return 0
+    try:
+        kind, _, value = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
+        offset = int(value)
+    except (ValueError, binascii.Error, UnicodeDecodeError):
+        offset = -1
+    if kind != "o" or offset < 0:
+        raise ServiceError("validation_failed", "invalid cursor", {"field": "cursor"})
+    return offset
+
+
+def _cursor(offset: int) -> str:
+    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
+
+
+def _window(page: common_pb2.PageRequest, default: int) -> tuple[int, int]:
+    if page.limit < 0:
+        raise ServiceError("validation_failed", "limit must be positive", {"field": "limit"})
+    return _offset(page.cursor), min(page.limit or default, MAX_LIMIT)
+
+
+def _page_info(offset: int, limit: int, total: int) -> dict[str, Any]:
+    return {"next_cursor": _cursor(offset + limit) if offset + limit < total else "", "total": total}
+
+
+def checked_path(path: str) -> str:
+    try:
+        return validate_repo_path(path)
+    except GitError as exc:
+        raise ServiceError("validation_failed", exc.message, {"field": "path"}) from None
+
+
+async def indexed(session: AsyncSession, ref: str) -> tuple[Repository, str]:
+    """The repository (read access, internal callers allowed) and its current snapshot id."""
+    repo = await access.load(session, ref, internal_ok=True)
+    if not repo.snapshot_id:
+        raise ServiceError("repo_not_indexed", "the repository has not been indexed yet", {"repo": repo.id})
+    return repo, repo.snapshot_id
+
+
+async def _load(db: Database, ref: str, column: str) -> tuple[Repository, Any]:
+    async with db.session() as session:
+        repo, snapshot_id = await indexed(session, ref)
+        return repo, orjson.loads(await sql.snapshot_document(session, snapshot_id, column) or b"null")
+
+
+async def domains(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
+    repo, body = await _load(db, request.repo, "domains")
+    return document({"repository_id": repo.id, "commit": repo.head_sha, "domains": body, "total": len(body)})
+
+
+async def segments(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
+    repo, body = await _load(db, request.repo, "segments")
+    offset, limit = _window(request.page, DEFAULT_LIMITS["segments"])
+    return document(
+        {
+            "repository_id": repo.id,
+            "commit": repo.head_sha,
+            "segments": body[offset : offset + limit],
+            "page": _page_info(offset, limit, len(body)),
+        }
+    )
+
+
+async def network(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
+    repo, body = await _load(db, request.repo, "network")
+    nodes, edges = body.get("nodes", []), body.get("edges", [])
+    if request.path:
+        path = checked_path(request.path)
+        edges = [e for e in edges if path in (e["source"], e["target"])]
+        nodes = [n for n in nodes if n["path"] == path]
+    offset, limit = _window(request.page, DEFAULT_LIMITS["network"])
+    total = max(len(nodes), len(edges))
+    return document(
+        {
+            "repository_id": repo.id,
+            "commit": repo.head_sha,
+            "nodes": nodes[offset : offset + limit],
+            "edges": edges[offset : offset + limit],
+            "cycles": body.get("cycles", []),
+            "domain_edges": body.get("domain_edges", []),
+            "layer_edges": body.get("layer_edges", []),
+            "counts": {"nodes": len(nodes), "edges": len(edges), "cycles": len(body.get("cycles", []))},
+            "page": _page_info(offset, limit, total),
+        }
+    )
+
+
+async def history(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
+    async with db.session() as session:
+        repo, snapshot_id = await indexed(session, request.repo)
+        path = checked_path(request.path) if request.path else ""
+        in_snapshot = bool(path) and await sql.snapshot_file(session, repo.id, snapshot_id, path) is not None
+        body = orjson.loads(await sql.snapshot_document(session, snapshot_id, "history") or b"{}")
+    base = {
+        "repository_id": repo.id,
+        "commit": repo.head_sha,
+        "depth": body.get("depth", 0),
+        "commits": body.get("commits", 0),
+    }
+    files: list[dict[str, Any]] = body.get("files", [])
+    if path:
+        record = next((f for f in files if f["path"] == path), None)
+        if record is None and not in_snapshot:
+            raise ServiceError("file_not_found", "the path is not in the indexed snapshot", {"path": path})
+        spots = body.get("hot_spots", [])
+        rank = next((i + 1 for i, s in enumerate(spots) if s["path"] == path), 0)
+        return document(
+            {
+                **base,
+                "path": path,
+                "file": record,
+                "cochanges": [c for c in body.get("cochanges", []) if c["source"] == path],
+                "hot_spot_rank": rank,
+            }
+        )
+    offset, limit = _window(request.page, DEFAULT_LIMITS["history"])
+    return document(
+        {
+            **base,
+            "huge_commits": body.get("huge_commits", 0),
+            "hot_spots": body.get("hot_spots", []),
+            "cochange_pairs": len(body.get("cochanges", [])),
+            "files": files[offset : offset + limit],
+            "page": _page_info(offset, limit, len(files)),
+        }
+    )
+
+
+async def cochanges(db: Database, request: indexer_pb2.GetRepositoryRequest) -> indexer_pb2.CoChanges:
+    _repo, body = await _load(db, request.repo, "history")
+    reply = indexer_pb2.CoChanges()
+    for pair in body.get("cochanges", []):
+        reply.pairs.add(
+            path=pair["source"], other=pair["target"], support=pair["support"], confidence=pair["confidence"]
+        )
+    for record in body.get("files", []):
+        reply.commits_per_file[record["path"]] = record["commits"]
+    return reply

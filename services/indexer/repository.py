@@ -1,0 +1,227 @@
+"""SQL statements of the indexer service (no rules here)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from typing import Any
+
+from sqlalchemy import and_, delete, exists, func, or_, select, update
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.indexer.models import ACTIVE_STATES, BlobFacts, IndexRun, Repository, Snapshot, SnapshotFile, now_ms
+
+# ---- repositories
+
+
+async def repository_by_id(session: AsyncSession, repo_id: str, *, lock: bool = False) -> Repository | None:
+    stmt = select(Repository).where(Repository.id == repo_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def repositories_by_full_name(session: AsyncSession, full_name: str) -> list[Repository]:
+    stmt = (
+        select(Repository)
+        .where(func.lower(Repository.full_name) == full_name.lower())
+        .order_by(Repository.created_at, Repository.id)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def repository_by_source(session: AsyncSession, owner: str, kind: str, source: str) -> Repository | None:
+    stmt = select(Repository).where(Repository.owner == owner, Repository.kind == kind, Repository.source == source)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def list_repositories(
+    session: AsyncSession, owners: Sequence[str], limit: int, after: tuple[int, str] | None
+) -> tuple[list[Repository], int]:
+    """Newest first, keyset-paginated on (created_at, id)."""
+    where: list[Any] = [Repository.owner.in_(list(owners))]
+    total = (await session.execute(select(func.count()).select_from(Repository).where(*where))).scalar_one()
+    if after is not None:
+        created, rid = after
+        where.append(or_(Repository.created_at < created, and_(Repository.created_at == created, Repository.id < rid)))
+    stmt = select(Repository).where(*where).order_by(Repository.created_at.desc(), Repository.id.desc()).limit(limit)
+    return list((await session.execute(stmt)).scalars()), int(total)
+
+
+async def delete_repository(session: AsyncSession, repo_id: str) -> None:
+    # Children go by ON DELETE CASCADE: runs, snapshots (and their files), blob facts.
+    await session.execute(delete(Repository).where(Repository.id == repo_id))
+
+
+async def set_status_by_full_name(session: AsyncSession, full_name: str, status: str, installation_id: int) -> int:
+    values: dict[str, Any] = {"status": status}
+    if installation_id:
+        values["installation_id"] = installation_id
+    result = await session.execute(
+        update(Repository).where(func.lower(Repository.full_name) == full_name.lower()).values(**values)
+    )
+    return int(result.rowcount or 0)  # type: ignore[attr-defined]
+
+
+# ---- runs
+
+
+async def run_by_id(session: AsyncSession, run_id: str) -> IndexRun | None:
+    return await session.get(IndexRun, run_id)
+
+
+async def runs_by_id(session: AsyncSession, run_ids: Sequence[str]) -> dict[str, IndexRun]:
+    if not run_ids:
+        return {}
+    rows = (await session.execute(select(IndexRun).where(IndexRun.id.in_(list(run_ids))))).scalars()
+    return {r.id: r for r in rows}
+
+
+async def active_run(session: AsyncSession, repo_id: str) -> IndexRun | None:
+    stmt = select(IndexRun).where(IndexRun.repository_id == repo_id, IndexRun.state.in_(ACTIVE_STATES))
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def claim_run(session: AsyncSession, run_id: str, worker: str, lease_ms: int) -> IndexRun | None:
+    """Take a queued run, or one whose holder's lease expired; None when neither."""
+    now = now_ms()
+    stmt = (
+        update(IndexRun)
+        .where(
+            IndexRun.id == run_id,
+            or_(
+                IndexRun.state == "queued",
+                and_(IndexRun.state == "indexing", IndexRun.lease_expires_at < now),
+            ),
+        )
+        .values(
+            state="indexing",
+            attempts=IndexRun.attempts + 1,
+            worker=worker,
+            lease_expires_at=now + lease_ms,
+            started_at=func.coalesce(IndexRun.started_at, now),
+            updated_at=now,
+            phase="starting",
+            error="",
+            error_code="",
+        )
+        .returning(IndexRun)
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def renew_lease(
+    session: AsyncSession, run_id: str, worker: str, lease_ms: int, progress: dict[str, int | str]
+) -> bool:
+    """Extend our lease and record progress; False when the run is no longer ours."""
+    now = now_ms()
+    result = await session.execute(
+        update(IndexRun)
+        .where(IndexRun.id == run_id, IndexRun.worker == worker, IndexRun.state == "indexing")
+        .values(lease_expires_at=now + lease_ms, updated_at=now, **progress)
+        .returning(IndexRun.id)
+    )
+    return result.first() is not None
+
+
+async def owned_run(session: AsyncSession, run_id: str, worker: str) -> IndexRun | None:
+    """Our indexing run, locked for the final transition."""
+    stmt = (
+        select(IndexRun)
+        .where(IndexRun.id == run_id, IndexRun.worker == worker, IndexRun.state == "indexing")
+        .with_for_update()
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def expired_runs(session: AsyncSession, now: int, limit: int = 50) -> list[IndexRun]:
+    stmt = (
+        select(IndexRun)
+        .where(IndexRun.state == "indexing", IndexRun.lease_expires_at < now)
+        .order_by(IndexRun.lease_expires_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+async def stale_queued_runs(session: AsyncSession, older_than: int, limit: int = 50) -> list[IndexRun]:
+    stmt = (
+        select(IndexRun)
+        .where(IndexRun.state == "queued", IndexRun.updated_at < older_than)
+        .order_by(IndexRun.updated_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return list((await session.execute(stmt)).scalars())
+
+
+# ---- snapshots
+
+
+async def snapshot_by_id(session: AsyncSession, snapshot_id: str) -> Snapshot | None:
+    return await session.get(Snapshot, snapshot_id)
+
+
+async def snapshot_document(session: AsyncSession, snapshot_id: str, column: str) -> Any:
+    stmt = select(getattr(Snapshot, column)).where(Snapshot.id == snapshot_id)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def delete_other_snapshots(session: AsyncSession, repo_id: str, keep: str) -> None:
+    await session.execute(delete(Snapshot).where(Snapshot.repository_id == repo_id, Snapshot.id != keep))
+
+
+async def delete_snapshot(session: AsyncSession, snapshot_id: str) -> None:
+    await session.execute(delete(Snapshot).where(Snapshot.id == snapshot_id))
+
+
+async def delete_unreferenced_facts(session: AsyncSession, repo_id: str, snapshot_id: str) -> None:
+    """Facts of blobs the current snapshot no longer has (older versions, failed runs)."""
+    referenced = exists().where(
+        SnapshotFile.snapshot_id == snapshot_id,
+        SnapshotFile.path == BlobFacts.path,
+        SnapshotFile.blob_sha == BlobFacts.blob_sha,
+    )
+    await session.execute(delete(BlobFacts).where(BlobFacts.repository_id == repo_id, ~referenced))
+
+
+async def snapshot_file(
+    session: AsyncSession, repo_id: str, snapshot_id: str, path: str
+) -> tuple[SnapshotFile, bytes | None] | None:
+    stmt = (
+        select(SnapshotFile, BlobFacts.facts)
+        .outerjoin(
+            BlobFacts,
+            and_(
+                BlobFacts.repository_id == repo_id,
+                BlobFacts.blob_sha == SnapshotFile.blob_sha,
+                BlobFacts.path == SnapshotFile.path,
+            ),
+        )
+        .where(SnapshotFile.snapshot_id == snapshot_id, SnapshotFile.path == path)
+        .limit(1)
+    )
+    row = (await session.execute(stmt)).first()
+    return (row[0], row[1]) if row else None
+
+
+async def stream_snapshot_facts(
+    session: AsyncSession, repo_id: str, snapshot_id: str, batch: int = 500
+) -> AsyncIterator[tuple[SnapshotFile, bytes | None]]:
+    stmt = (
+        select(SnapshotFile, BlobFacts.facts)
+        .outerjoin(
+            BlobFacts,
+            and_(
+                BlobFacts.repository_id == repo_id,
+                BlobFacts.blob_sha == SnapshotFile.blob_sha,
+                BlobFacts.path == SnapshotFile.path,
+            ),
+        )
+        .where(SnapshotFile.snapshot_id == snapshot_id)
+        .order_by(SnapshotFile.path)
+        .execution_options(yield_per=batch)
+    )
+    result = await session.stream(stmt)
+    async for row in result:
+        yield row[0], row[1]

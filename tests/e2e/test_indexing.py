@@ -1,0 +1,164 @@
+"""Indexing's done-when, through the real gateway and service processes: register a local
+repository with history, index it, read what the index says, refuse a second trigger,
+survive the indexer being killed mid-index, and re-read only changed files incrementally."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.conftest import admin_token
+from tests.e2e.harness import RunningSystem
+from tests.indexer.support import commit, git, init_repo, sample_repo, write
+
+pytestmark = pytest.mark.e2e
+
+
+def assert_error(reply: httpx.Response, status: int, code: str) -> dict:
+    assert reply.status_code == status, reply.text
+    body = reply.json()
+    assert set(body) == {"error", "code", "details"}
+    assert body["code"] == code
+    return body
+
+
+@pytest.fixture
+def auth(system: RunningSystem, request: pytest.FixtureRequest) -> dict[str, str]:
+    # One user per test: each token has its own rate-limit budget for the status polling.
+    login = "idx-" + request.node.name.removeprefix("test_")[:30].replace("_", "-")
+    return {"Authorization": f"Bearer {admin_token(system, login, org='indexers')}"}
+
+
+def repos_dir(system: RunningSystem) -> Path:
+    return system.work / "repos"  # type: ignore[attr-defined]
+
+
+def register(http: httpx.Client, auth: dict[str, str], path: Path) -> str:
+    reply = http.post("/v1/repositories", json={"path": str(path)}, headers=auth)
+    assert reply.status_code == 201, reply.text
+    return reply.json()["id"]
+
+
+def get_status(http: httpx.Client, auth: dict[str, str], repo_id: str) -> dict:
+    while True:
+        reply = http.get(f"/v1/repositories/{repo_id}/index/status", headers=auth)
+        if reply.status_code != 429:  # polling shares the token's rate limit with the test
+            assert reply.status_code == 200, reply.text
+            return reply.json()
+        time.sleep(float(reply.headers.get("retry-after", "1")))
+
+
+def wait_settled(http: httpx.Client, auth: dict[str, str], repo_id: str, timeout: float = 120) -> dict:
+    deadline = time.monotonic() + timeout
+    status: dict = {}
+    while time.monotonic() < deadline:
+        status = get_status(http, auth, repo_id)
+        if status["state"] in ("ready", "failed"):
+            return status
+        time.sleep(1.0)
+    raise AssertionError(f"index did not settle: {status}")
+
+
+def big_repo(path: Path, files: int = 3000) -> str:
+    init_repo(path)
+    body = "import os\n\n\ndef handler_{i}(value: int) -> int:\n    return value + {i}\n\n\nclass Model{i}:\n    pass\n"
+    write(path, {f"pkg{i % 30}/module_{i}.py": body.format(i=i) * 8 for i in range(files)})
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "a large tree")
+    return git(path, "rev-parse", "HEAD")
+
+
+def test_index_a_local_repository_and_read_it(system: RunningSystem, http: httpx.Client, auth: dict[str, str]) -> None:
+    shas = sample_repo(repos_dir(system) / "sample", commits=4)
+    repo_id = register(http, auth, repos_dir(system) / "sample")
+    assert_error(http.get(f"/v1/repositories/{repo_id}/domains", headers=auth), 409, "repo_not_indexed")
+    reply = http.post(f"/v1/repositories/{repo_id}/index_repo", headers=auth)
+    assert reply.status_code == 202, reply.text
+    assert reply.json()["state"] == "queued"
+    status = wait_settled(http, auth, repo_id)
+    assert status["state"] == "ready", status
+    assert status["head_sha"] == shas[-1]
+    assert status["files_total"] == status["files_done"] == 6
+
+    domains = http.get(f"/v1/repositories/{repo_id}/domains", headers=auth).json()
+    assert "app" in {d["name"] for d in domains["domains"]}
+    segments = http.get(f"/v1/repositories/{repo_id}/segments", headers=auth).json()
+    assert segments["segments"]
+    network = http.get(f"/v1/repositories/{repo_id}/network", headers=auth).json()
+    assert {"source": "app/api.py", "target": "app/models.py", "weight": 1} in network["edges"]
+    history = http.get(f"/v1/repositories/{repo_id}/history", headers=auth).json()
+    assert history["commits"] == 4
+    one = http.get(f"/v1/repositories/{repo_id}/history", params={"path": "app/api.py"}, headers=auth).json()
+    assert one["file"]["commits"] == 4
+    assert one["cochanges"][0]["target"] == "app/models.py"
+    assert_error(
+        http.get(f"/v1/repositories/{repo_id}/history", params={"path": "../x"}, headers=auth), 422, "validation_failed"
+    )
+    listing = http.get("/v1/repositories", headers=auth).json()
+    assert repo_id in {r["id"] for r in listing["repositories"]}
+
+    # Someone else cannot see it; the owner can delete it.
+    stranger = {"Authorization": f"Bearer {admin_token(system, 'indexer-stranger')}"}
+    assert_error(http.get(f"/v1/repositories/{repo_id}", headers=stranger), 404, "repo_not_found")
+    assert http.delete(f"/v1/repositories/{repo_id}", headers=auth).status_code == 204
+    assert_error(http.get(f"/v1/repositories/{repo_id}", headers=auth), 404, "repo_not_found")
+
+
+def test_bad_registrations_use_the_error_shape(system: RunningSystem, http: httpx.Client, auth: dict[str, str]) -> None:
+    outside = system.work  # type: ignore[attr-defined]
+    for body, reason in [
+        ({"path": str(outside)}, "path_not_allowed"),
+        ({"path": str(repos_dir(system) / ".." / "repos")}, "dot_dot"),
+        ({"url": "ext::sh -c id"}, "validation_failed"),
+        ({"url": "file:///etc/passwd"}, "forbidden_scheme"),
+        ({"url": "--upload-pack=id"}, "validation_failed"),
+        ({"url": "https://nonexistent.invalid/x.git"}, "unresolvable_host"),
+    ]:
+        error = assert_error(http.post("/v1/repositories", json=body, headers=auth), 422, "validation_failed")
+        assert error["details"]["reason"] == reason, body
+    not_repo = repos_dir(system) / "not-a-repo"
+    not_repo.mkdir()
+    error = assert_error(
+        http.post("/v1/repositories", json={"path": str(not_repo)}, headers=auth), 422, "validation_failed"
+    )
+    assert error["details"]["reason"] == "not_a_repository"
+    reply = http.post("/v1/repositories/host_index", json={"full_name": "acme/widgets"}, headers=auth)
+    assert reply.status_code in (501, 404, 502), reply.text  # hostapp cannot issue credentials (yet)
+    assert reply.json()["code"] in ("not_implemented", "repo_not_found", "upstream_error")
+
+
+def test_second_trigger_conflicts_and_a_killed_indexer_never_leaves_it_stuck(
+    system: RunningSystem, http: httpx.Client, auth: dict[str, str]
+) -> None:
+    head = big_repo(repos_dir(system) / "big")
+    repo_id = register(http, auth, repos_dir(system) / "big")
+    assert http.post(f"/v1/repositories/{repo_id}/index_repo", headers=auth).status_code == 202
+    assert_error(http.post(f"/v1/repositories/{repo_id}/index_repo", headers=auth), 409, "index_in_progress")
+    deadline = time.monotonic() + 60
+    state = ""
+    while time.monotonic() < deadline and state != "indexing":
+        state = get_status(http, auth, repo_id)["state"]
+        time.sleep(0.1)
+    assert state == "indexing"
+    system.kill("indexer")
+    system.restart("indexer")
+    status = wait_settled(http, auth, repo_id, timeout=150)
+    assert status["state"] in ("ready", "failed")
+    if status["state"] == "ready":
+        assert status["head_sha"] == head
+        assert status["attempts"] >= 2
+    else:  # given up: a new full index starts cleanly
+        assert http.post(f"/v1/repositories/{repo_id}/index_repo", headers=auth).status_code == 202
+        assert wait_settled(http, auth, repo_id)["state"] == "ready"
+
+    # Incremental after a commit: only the changed file is read again.
+    commit(repos_dir(system) / "big", {"pkg0/module_0.py": "def changed() -> None:\n    pass\n"}, "one change")
+    assert http.post(f"/v1/repositories/{repo_id}/index_repo?incremental=true", headers=auth).status_code == 202
+    status = wait_settled(http, auth, repo_id)
+    assert status["state"] == "ready", status
+    assert status["incremental"] is True
+    assert status["files_parsed"] == 1
+    assert status["files_total"] == 3000

@@ -1,0 +1,410 @@
+"""Index runs end to end inside one process: the worker claims a run, the pipeline builds the
+snapshot with the extraction pool, and the read RPCs serve it. Bad repository content and
+failures must end in a settled state, never a stuck one."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import orjson
+import pytest
+from sqlalchemy import func, select, update
+
+from services.contracts.v1 import common_pb2, indexer_pb2
+from services.indexer.extraction import ExtractorPool
+from services.indexer.facts_codec import decode_facts
+from services.indexer.models import BlobFacts, IndexRun, Snapshot, SnapshotFile, now_ms
+from services.indexer.servicer import IndexerServicer
+from services.indexer.sources import HostApp
+from services.indexer.worker import IndexWorker
+from services.kit.bus import Bus
+from services.kit.errors import ServiceError
+from tests.indexer.support import (
+    FakeMsg,
+    acting_as,
+    commit,
+    git,
+    init_repo,
+    make_settings,
+    principal,
+    run_job,
+    run_row,
+    sample_repo,
+    write,
+)
+
+ALICE = principal("a" * 32)
+Req = indexer_pb2
+
+
+@pytest.fixture(scope="module")
+def pool() -> ExtractorPool:
+    pool = ExtractorPool(2)
+    pool.warm_up()
+    yield pool  # type: ignore[misc]
+    pool.shutdown()
+
+
+class Env:
+    def __init__(self, db, settings, pool: ExtractorPool, root: Path) -> None:  # type: ignore[no-untyped-def]
+        self.db = db
+        self.settings = settings
+        self.root = root
+        self.api = IndexerServicer(db, settings, HostApp(settings))
+        self.worker = IndexWorker(settings, db, Bus("nats://127.0.0.1:1", "UNUSED"), pool, HostApp(settings))
+
+    async def register(self, name: str, **fields: object) -> indexer_pb2.Repository:
+        with acting_as(ALICE):
+            return await self.api.CreateRepository(
+                Req.CreateRepositoryRequest(path=str(self.root / name), **fields), None
+            )  # type: ignore[arg-type]
+
+    async def trigger(self, repo_id: str, incremental: bool = False) -> indexer_pb2.IndexStatus:
+        with acting_as(ALICE):
+            return await self.api.StartIndex(Req.StartIndexRequest(repo=repo_id, incremental=incremental), None)  # type: ignore[arg-type]
+
+    async def index(
+        self, repo_id: str, incremental: bool = False, msg: FakeMsg | None = None
+    ) -> indexer_pb2.IndexStatus:
+        status = await self.trigger(repo_id, incremental)
+        await run_job(self.worker, status.run_id, msg)
+        return await self.status(repo_id)
+
+    async def status(self, repo_id: str) -> indexer_pb2.IndexStatus:
+        with acting_as(ALICE):
+            return await self.api.GetIndexStatus(Req.GetRepositoryRequest(repo=repo_id), None)  # type: ignore[arg-type]
+
+    async def read(self, method: str, repo_id: str, **fields: object) -> dict:
+        with acting_as(ALICE):
+            doc = await getattr(self.api, method)(Req.ReadRequest(repo=repo_id, **fields), None)
+        return orjson.loads(doc.json)
+
+    async def file(self, repo_id: str, path: str, commit_sha: str = "") -> indexer_pb2.FileContent:
+        with acting_as(ALICE):
+            return await self.api.GetFile(Req.GetFileRequest(repo=repo_id, path=path, commit=commit_sha), None)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+async def env(make_db, tmp_path: Path, pool: ExtractorPool) -> Env:  # type: ignore[no-untyped-def]
+    db = make_db("indexer")
+    (tmp_path / "repos").mkdir()
+    return Env(db, make_settings(tmp_path, db), pool, tmp_path / "repos")
+
+
+async def refused(coro: object, code: str) -> ServiceError:
+    with pytest.raises(ServiceError) as info:
+        await coro  # type: ignore[misc]
+    assert info.value.code == code, info.value
+    return info.value
+
+
+async def test_full_index_then_reads(env: Env) -> None:
+    shas = sample_repo(env.root / "proj", commits=3)
+    repo = await env.register("proj")
+    await refused(env.read("GetDomains", repo.id), "repo_not_indexed")
+    msg = FakeMsg()
+    status = await env.index(repo.id, msg=msg)
+    assert msg.settled == ["ack"]
+    assert status.state == "ready", status.error
+    assert status.head_sha == shas[-1]
+    assert status.files_total == status.files_done == 6
+    assert status.files_parsed == 6
+    assert status.attempts == 1
+    assert {"fetch", "tree", "extract", "structure", "history", "write", "total"} <= set(status.timings)
+
+    domains = await env.read("GetDomains", repo.id)
+    assert domains["commit"] == shas[-1]
+    assert {d["name"] for d in domains["domains"]} >= {"app"}
+    segments = await env.read("GetSegments", repo.id)
+    assert segments["segments"]
+    assert segments["page"]["total"] == len(segments["segments"])
+    network = await env.read("GetNetwork", repo.id)
+    assert {"source": "app/api.py", "target": "app/models.py", "weight": 1} in network["edges"]
+    assert network["counts"]["nodes"] == len(network["nodes"])
+    history = await env.read("GetHistory", repo.id)
+    assert history["commits"] == 3
+    by_path = {f["path"]: f for f in history["files"]}
+    assert by_path["app/api.py"]["commits"] == 3
+    assert by_path["app/api.py"]["authors"] == 2
+    assert by_path["app/api.py"]["fix_commits"] == 2
+    one = await env.read("GetHistory", repo.id, path="app/api.py")
+    assert one["file"]["commits"] == 3
+    assert {c["target"] for c in one["cochanges"]} == {"app/models.py"}
+    await refused(env.read("GetHistory", repo.id, path="nope.py"), "file_not_found")
+    await refused(env.read("GetHistory", repo.id, path="../etc/passwd"), "validation_failed")
+    page = await env.read("GetHistory", repo.id, page=common_pb2.PageRequest(limit=2))
+    assert len(page["files"]) == 2
+    assert page["page"]["next_cursor"]
+
+    content = await env.file(repo.id, "app/api.py")
+    assert content.content.startswith(b"from app.models import User")
+    facts = decode_facts(content.facts)
+    assert facts.language == "python"
+    assert facts.path == "app/api.py"
+    with acting_as(ALICE):
+        chunks = [c async for c in env.api.StreamFacts(Req.StreamFactsRequest(repo=repo.id), None)]  # type: ignore[arg-type]
+        cochanges = await env.api.GetCoChanges(Req.GetRepositoryRequest(repo=repo.id), None)  # type: ignore[arg-type]
+    streamed = {f.path: decode_facts(f.facts) for c in chunks for f in c.files}
+    assert set(streamed) == set(by_path) | {"README.md", "app/__init__.py", "tests/test_api.py"}
+    assert streamed["app/models.py"].symbols
+    assert cochanges.commits_per_file["app/api.py"] == 3
+    with acting_as(None):  # an internal caller (the analyzer learning on an event, hostapp's gate)
+        internal = await env.api.GetFile(Req.GetFileRequest(repo=repo.id, path="app/api.py"), None)  # type: ignore[arg-type]
+        gate = await env.api.GetIndexStatus(Req.GetRepositoryRequest(repo=repo.id), None)  # type: ignore[arg-type]
+        with pytest.raises(ServiceError):  # but no changes without a caller
+            await env.api.DeleteRepository(Req.GetRepositoryRequest(repo=repo.id), None)  # type: ignore[arg-type]
+    assert internal.blob_sha == content.blob_sha
+    assert gate.state == "ready"
+
+
+async def test_incremental_index_reads_only_changed_files(env: Env) -> None:
+    sample_repo(env.root / "proj", commits=2)
+    repo = await env.register("proj")
+    first = await env.index(repo.id)
+    assert first.files_parsed == 6
+    head = commit(env.root / "proj", {"app/services.py": "def changed() -> None:\n    pass\n"}, "change one file")
+    second = await env.index(repo.id, incremental=True)
+    assert second.state == "ready"
+    assert second.head_sha == head
+    assert second.incremental
+    assert second.files_parsed == 1
+    assert second.files_total == 6
+    content = await env.file(repo.id, "app/services.py")
+    assert b"def changed" in content.content
+    unchanged = await env.index(repo.id, incremental=True)
+    assert unchanged.files_parsed == 0
+    full = await env.index(repo.id)
+    assert full.files_parsed == 6
+    async with env.db.session() as session:  # only the current snapshot and its blobs remain
+        assert (await session.execute(select(func.count()).select_from(Snapshot))).scalar_one() == 1
+        facts = (await session.execute(select(func.count()).select_from(BlobFacts))).scalar_one()
+    assert facts == 6
+
+
+async def test_hostile_and_unusual_content_is_recorded_as_skipped(env: Env, tmp_path: Path) -> None:
+    secret = tmp_path / "secret.txt"
+    secret.write_text("TOP SECRET")
+    root = init_repo(env.root / "odd")
+    write(
+        root,
+        {
+            "ok.py": "x = 1\n",
+            "image.bin": bytes(range(256)) * 64,
+            "latin1.py": "name = 'caf\xe9'\n".encode("latin-1"),
+            "big.py": b"x = 1\n" * (50 * 1024 * 1024 // 6),
+        },
+    )
+    (root / "escape").symlink_to(secret)
+    (root / "dir-escape").symlink_to(tmp_path)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "odd files")
+    repo = await env.register("odd")
+    status = await env.index(repo.id)
+    assert status.state == "ready", status.error
+    assert status.files_total == 6
+    expected = {
+        "image.bin": "binary",
+        "latin1.py": "invalid_encoding",
+        "big.py": "oversized",
+        "escape": "symlink",
+        "dir-escape": "symlink",
+    }
+    async with env.db.session() as session:
+        rows = dict((await session.execute(select(SnapshotFile.path, SnapshotFile.skipped))).all())
+    assert rows == {**expected, "ok.py": ""}
+    for path, reason in expected.items():
+        error = await refused(env.file(repo.id, path), "unsupported_file_type")
+        assert error.details["reason"] == reason
+    assert (await env.file(repo.id, "ok.py")).content == b"x = 1\n"
+    with acting_as(ALICE):
+        chunks = [c async for c in env.api.StreamFacts(Req.StreamFactsRequest(repo=repo.id), None)]  # type: ignore[arg-type]
+    streamed = {f.path: decode_facts(f.facts) for c in chunks for f in c.files}
+    assert streamed["big.py"].skipped == "oversized"
+    assert streamed["escape"].skipped == "symlink"
+    assert all(b"TOP SECRET" not in f.facts for c in chunks for f in c.files)
+
+
+async def test_empty_repository_fails_cleanly(env: Env) -> None:
+    init_repo(env.root / "empty")
+    repo = await env.register("empty")
+    msg = FakeMsg()
+    status = await env.index(repo.id, msg=msg)
+    assert msg.settled == ["ack"]
+    assert status.state == "failed"
+    assert "no commits" in status.error
+    assert status.head_sha == ""
+    commit(env.root / "empty", {"a.py": "a = 1\n"}, "first")
+    assert (await env.index(repo.id)).state == "ready"
+
+
+async def test_repository_deleted_during_its_index_is_cancelled(env: Env) -> None:
+    root = init_repo(env.root / "big")
+    write(
+        root,
+        {
+            f"pkg{i % 20}/mod{i}.py": f"import os\n\n\ndef f{i}(x: int) -> int:\n    return x + {i}\n" * 20
+            for i in range(1500)
+        },
+    )
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "many files")
+    other_root = env.root / "other"
+    sample_repo(other_root, commits=1)
+    big = await env.register("big")
+    other = await env.register("other")
+    assert (await env.index(other.id)).state == "ready"
+    status = await env.trigger(big.id)
+    msg = FakeMsg()
+    job = asyncio.create_task(run_job(env.worker, status.run_id, msg))
+    for _ in range(400):
+        if (await run_row(env.db, status.run_id)).state == "indexing":
+            break
+        await asyncio.sleep(0.01)
+    with acting_as(ALICE):
+        await env.api.DeleteRepository(Req.GetRepositoryRequest(repo=big.id), None)  # type: ignore[arg-type]
+    assert await asyncio.wait_for(job, 60) == "cancelled"
+    assert msg.settled == ["ack"]
+    await refused(env.status(big.id), "repo_not_found")
+    async with env.db.session() as session:
+        for model in (IndexRun, Snapshot, BlobFacts):
+            left = (
+                await session.execute(select(func.count()).select_from(model).where(model.repository_id == big.id))
+            ).scalar_one()
+            assert left == 0, model
+    assert not (env.settings.mirrors_dir() / f"{big.id}.git").exists()
+    assert (await env.status(other.id)).state == "ready"  # the other repository is untouched
+    assert (await env.file(other.id, "app/api.py")).content
+
+
+async def test_crashed_worker_run_is_taken_over_by_redelivery(env: Env) -> None:
+    sample_repo(env.root / "proj", commits=1)
+    repo = await env.register("proj")
+    status = await env.trigger(repo.id)
+    async with env.db.session() as session:  # another worker claimed it, then died
+        await session.execute(
+            update(IndexRun)
+            .where(IndexRun.id == status.run_id)
+            .values(state="indexing", attempts=1, worker="dead:1", lease_expires_at=now_ms() + 60_000)
+        )
+    msg = FakeMsg()
+    assert await run_job(env.worker, status.run_id, msg) == "busy"  # its lease is still live
+    async with env.db.session() as session:
+        await session.execute(
+            update(IndexRun).where(IndexRun.id == status.run_id).values(lease_expires_at=now_ms() - 1)
+        )
+    assert await run_job(env.worker, status.run_id, msg) == "ready"
+    final = await env.status(repo.id)
+    assert final.attempts == 2
+    assert msg.settled == ["ack", "ack"]
+    assert await run_job(env.worker, status.run_id, msg) == "gone"  # a late duplicate is a no-op
+
+
+async def test_transient_failures_retry_then_fail(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.indexer import worker as worker_module
+
+    sample_repo(env.root / "proj", commits=1)
+    repo = await env.register("proj")
+
+    def boom(*args: object, **kw: object) -> None:
+        raise RuntimeError("database went away")
+
+    monkeypatch.setattr(worker_module, "build_snapshot", boom)
+    status = await env.trigger(repo.id)
+    msg = FakeMsg()
+    for _ in range(env.settings.max_attempts):
+        await run_job(env.worker, status.run_id, msg)
+    assert msg.settled == ["nak"] * (env.settings.max_attempts - 1) + ["ack"]
+    final = await env.status(repo.id)
+    assert final.state == "failed"
+    assert "database went away" in final.error
+
+
+async def test_changes_between_commits_and_staged(env: Env) -> None:
+    shas = sample_repo(env.root / "proj", commits=2)
+    repo = await env.register("proj")
+    await env.index(repo.id)
+    with acting_as(ALICE):
+        changes = await env.api.GetChanges(Req.GetChangesRequest(repo=repo.id, base=shas[0], head=shas[1]), None)  # type: ignore[arg-type]
+    by_path = {f.path: f for f in changes.files}
+    assert set(by_path) == {"app/api.py", "app/models.py"}
+    assert by_path["app/api.py"].status == "modified"
+    assert by_path["app/api.py"].added_lines
+    assert b"def v1" in by_path["app/api.py"].content
+    write(env.root / "proj", {"app/new.py": "def new() -> None:\n    pass\n"})
+    git(env.root / "proj", "add", "app/new.py")
+    with acting_as(ALICE):
+        staged = await env.api.GetChanges(Req.GetChangesRequest(repo=repo.id, staged=True), None)  # type: ignore[arg-type]
+        await refused(env.api.GetChanges(Req.GetChangesRequest(repo=repo.id), None), "validation_failed")  # type: ignore[arg-type]
+        await refused(
+            env.api.GetChanges(Req.GetChangesRequest(repo=repo.id, base="--output=/tmp/x", head="HEAD"), None),  # type: ignore[arg-type]
+            "validation_failed",
+        )
+    assert [(f.path, f.status) for f in staged.files] == [("app/new.py", "added")]
+    assert staged.files[0].content.startswith(b"def new")
+    old = await env.file(repo.id, "app/api.py", commit_sha=shas[0])
+    assert b"def v1" not in old.content
+    assert decode_facts(old.facts).language == "python"
+    await refused(env.file(repo.id, "app/nope.py", commit_sha=shas[0]), "file_not_found")
+
+
+async def test_history_cache_follows_new_commits_and_history_rewrites(env: Env) -> None:
+    root = env.root / "proj"
+    shas = sample_repo(root, commits=3)
+    repo = await env.register("proj")
+    await env.index(repo.id)
+    cache = env.settings.mirrors_dir() / f"{repo.id}.history"
+    assert cache.exists()
+    for i in range(2):
+        commit(root, {"app/api.py": f"VALUE = {i}\n", "app/extra.py": f"X = {i}\n"}, f"more {i}", at=1_800_000_000 + i)
+    await env.index(repo.id, incremental=True)
+    cached = await env.read("GetHistory", repo.id)
+    assert cached["commits"] == 5
+    cache.unlink()
+    await env.index(repo.id, incremental=True)
+    assert await env.read("GetHistory", repo.id) == cached  # the same as reading the whole log
+    git(root, "reset", "-q", "--hard", shas[0])  # history rewritten: the cache cannot be extended
+    commit(root, {"app/other.py": "Y = 1\n"}, "rewritten", at=1_900_000_000)
+    await env.index(repo.id, incremental=True)
+    rewritten = await env.read("GetHistory", repo.id)
+    assert rewritten["commits"] == 2
+    assert {f["path"] for f in rewritten["files"]} >= {"app/other.py", "app/api.py"}
+
+
+async def test_a_run_over_its_time_budget_fails_with_timeout(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from services.indexer import extraction
+
+    sample_repo(env.root / "proj", commits=1)
+    repo = await env.register("proj")
+    env.worker.settings = env.settings.model_copy(update={"run_timeout_seconds": 0.5})
+    monkeypatch.setattr(extraction, "run_task", _hang)  # a file that hangs the parser
+    msg = FakeMsg()
+    status = await env.index(repo.id, msg=msg)
+    assert msg.settled == ["ack"]
+    assert status.state == "failed"
+    assert status.error_code == "timeout"
+    monkeypatch.undo()
+    env.worker.settings = env.settings
+    assert (await env.index(repo.id)).state == "ready"  # the hung worker was killed, the pool replaced
+
+
+def _hang(task: object) -> None:
+    import time
+
+    time.sleep(3600)
+
+
+async def test_unreachable_url_fails_after_bounded_retries(env: Env) -> None:
+    settings = env.settings.model_copy(update={"allow_private_hosts": True, "clone_timeout_seconds": 20.0})
+    env.api.settings = env.worker.settings = settings
+    with acting_as(ALICE):  # a closed port: git cannot connect
+        repo = await env.api.CreateRepository(Req.CreateRepositoryRequest(url="https://127.0.0.1:9/none.git"), None)  # type: ignore[arg-type]
+    status = await env.trigger(repo.id)
+    msg = FakeMsg()
+    for _ in range(settings.max_attempts):
+        await run_job(env.worker, status.run_id, msg)
+    final = await env.status(repo.id)
+    assert final.state == "failed"
+    assert final.error_code == "git_failed"
+    assert final.attempts == settings.max_attempts
+    assert msg.settled[-1] == "ack"
