@@ -50,7 +50,11 @@ def _prepare(stack: list) -> SystemLayout:
         nats_url = nats.start()
         stack.append(nats.stop)
     port = int(os.environ.get("CR_GATEWAY_PORT", "0") or 0)
-    return SystemLayout(nats_url=nats_url, database_urls=urls, gateway_port=port, data_dir=RUN_DIR / "data")
+    # A local run may index repositories under the user's home unless told otherwise.
+    extra = {} if os.environ.get("CR_INDEXER_ALLOWED_ROOTS") else {"CR_INDEXER_ALLOWED_ROOTS": str(Path.home())}
+    return SystemLayout(
+        nats_url=nats_url, database_urls=urls, gateway_port=port, data_dir=RUN_DIR / "data", extra_env=extra
+    )
 
 
 def _migrate(layout: SystemLayout) -> None:
