@@ -69,3 +69,20 @@ def test_replace_word_keeps_the_names_style() -> None:
     assert replace_word("usrId", 0, "user") == "userId"
     assert replace_word("MAX_USR", 1, "user") == "MAX_USER"
     assert replace_word("_usr", 0, "user") == "_user"
+
+
+def test_directory_conventions_cite_examples_from_their_own_directory() -> None:
+    from services.analyzer.engine import learn
+    from tests.analyzer.engine_factories import py_file
+
+    # No repository-wide style, so each directory gets a convention of its own.
+    files = [py_file(f"lib/m{i}.py", functions=[(f"lib_step_{i}", 1)]) for i in range(30)]
+    files += [py_file(f"web/m{i}.py", functions=[(f"webHandler{i}", 1)]) for i in range(30)]
+    files += [py_file(f"core/m{i}.py", functions=[(f"core_step_{i}", 1)]) for i in range(30)]
+    model = learn(files)
+    by_dir = {c.scope.value: c for c in model.conventions if c.rule == "naming.case.function"}
+    assert by_dir["core"].choice == "snake_case"
+    assert by_dir["web"].choice == "camelCase"
+    for directory, prefix in (("core", "core_step_"), ("web", "webHandler"), ("lib", "lib_step_")):
+        assert by_dir[directory].examples
+        assert all(name.startswith(prefix) for name in by_dir[directory].examples), by_dir[directory]

@@ -96,7 +96,29 @@ def file_stem(path: str) -> str:
     return base.split(".", 1)[0] if not base.startswith(".") else ""
 
 
-def _builder(role: str, inp: LearnInput, examples: dict[tuple[str, str], list[str]]) -> Build:
+# Names kept per (language, style) to pick a convention's examples from its own scope.
+_EXAMPLE_POOL = 400
+
+
+def _in_scope(path: str, scope: Scope, inp: LearnInput) -> bool:
+    if scope.kind == "directory":
+        return path.startswith(scope.value + "/")
+    if scope.kind == "domain":
+        return inp.domains.get(path, "") == scope.value
+    return True
+
+
+def _scoped_examples(pool: list[tuple[str, str]], scope: Scope, inp: LearnInput) -> list[str]:
+    out: list[str] = []
+    for path, name in pool:
+        if name not in out and _in_scope(path, scope, inp):
+            out.append(name)
+            if len(out) == 5:
+                break
+    return out
+
+
+def _builder(role: str, inp: LearnInput, examples: dict[tuple[str, str], list[tuple[str, str]]]) -> Build:
     rule = rule_for(role)
     subject = _PLURAL.get(role, role + "s")
 
@@ -121,7 +143,7 @@ def _builder(role: str, inp: LearnInput, examples: dict[tuple[str, str], list[st
             language=language,
             subject=subject,
             predicate=f"are {choice}",
-            examples=examples.get((language, choice), []),
+            examples=_scoped_examples(examples.get((language, choice), []), scope, inp),
             alternatives={s: n for s, n in counts.items() if not compatible(s, choice)},
         )
 
@@ -130,7 +152,7 @@ def _builder(role: str, inp: LearnInput, examples: dict[tuple[str, str], list[st
 
 def learn(inp: LearnInput) -> list[Convention]:
     tallies: dict[str, Tally] = {}
-    examples: dict[str, dict[tuple[str, str], list[str]]] = {}
+    examples: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
 
     def observe(role: str, f: FileFacts, name: str) -> None:
         style = _judged(name, role)
@@ -138,8 +160,8 @@ def learn(inp: LearnInput) -> list[Convention]:
             return
         tallies.setdefault(role, Tally()).add(f.language, f.path, inp.domains.get(f.path, ""), style)
         ex = examples.setdefault(role, {}).setdefault((f.language, style), [])
-        if len(ex) < 5 and name not in ex:
-            ex.append(name)
+        if len(ex) < _EXAMPLE_POOL:
+            ex.append((f.path, name))
 
     for f in inp.files:
         if not f.language:
