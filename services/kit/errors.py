@@ -66,13 +66,18 @@ GRPC_TO_HTTP: dict[grpc.StatusCode, tuple[int, str]] = {
 class ServiceError(Exception):
     """A failure the caller can act on, named by the spec's machine code."""
 
-    def __init__(self, code: str, message: str, details: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self, code: str, message: str, details: dict[str, Any] | None = None, *, http_status: int | None = None
+    ) -> None:
         super().__init__(message)
         if code not in CODE_TABLE:
             raise ValueError(f"unknown error code {code!r}: add it to CODE_TABLE")
         self.code = code
         self.message = message
         self.details = details or {}
+        # Where the spec fixes a status for one use of a code (the code-host webhook's
+        # invalid_signature is 401, the payment webhook's 400), the edge may override the table.
+        self._http_status = http_status
 
     @property
     def grpc_status(self) -> grpc.StatusCode:
@@ -80,7 +85,7 @@ class ServiceError(Exception):
 
     @property
     def http_status(self) -> int:
-        return CODE_TABLE[self.code][1]
+        return self._http_status or CODE_TABLE[self.code][1]
 
     def __repr__(self) -> str:
         return f"ServiceError({self.code!r}, {self.message!r})"

@@ -83,7 +83,7 @@ def test_bad_or_missing_signature_is_401_and_records_nothing(system: RunningSyst
         raw_signature = sign(json.dumps(body).encode(), "not-the-secret") if delivery == "wrong-secret" else signature
         reply = send(http, "installation", body, delivery, raw_signature)
         assert reply.status_code == 401, reply.text
-        assert reply.json()["code"] == "not_authenticated"
+        assert reply.json()["code"] == "invalid_signature"
     ids = ["bad-sig", "no-sig", "wrong-secret"]
     assert query(system, "select delivery_id from webhook_deliveries where delivery_id = any(%s)", ids) == []
     assert query(system, "select count(*) from installation_repositories where installation_id = 957387") == [(0,)]

@@ -38,7 +38,7 @@ async def code_host(request: Request, clients: ClientsDep) -> dict[str, Any]:
     if not verify_code_host_signature(
         settings.code_host_webhook_secret, body, request.headers.get("x-hub-signature-256", "")
     ):
-        raise ServiceError("not_authenticated", "invalid webhook signature", {"reason": "invalid_signature"})
+        raise ServiceError("invalid_signature", "invalid webhook signature", http_status=401)
     delivery = request.headers.get("x-github-delivery", "")
     event = request.headers.get("x-github-event", "")
     if not delivery or not event:
