@@ -34,6 +34,9 @@ ERROR_RESPONSES: dict[int | str, dict] = {
         500: "Server error",
     }.items()
 }
+ERROR_RESPONSES[429]["headers"] = {
+    "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
+}
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None, headers: dict | None = None):

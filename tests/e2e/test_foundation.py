@@ -99,3 +99,9 @@ def test_every_grpc_service_serves_prometheus_metrics(system: RunningSystem) -> 
     for name, port in system.layout.metrics_ports.items():
         text = httpx.get(f"http://127.0.0.1:{port}/metrics", timeout=5).text
         assert f'cr_outbox_pending{{service="{name}"}}' in text, name
+
+
+def test_openapi_declares_retry_after_on_429(http: httpx.Client) -> None:
+    spec = http.get("/v1/openapi.json").json()
+    reply = spec["paths"]["/v1/repositories"]["get"]["responses"]["429"]
+    assert "Retry-After" in reply["headers"]
