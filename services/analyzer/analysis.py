@@ -123,6 +123,8 @@ async def analyze_file(deps: Deps, req: analyzer_pb2.AnalyzeFileRequest) -> anal
     fmt = results.check_format(req.format)
     path = clean_path(req.path)
     entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    if deps.quota is not None:
+        await deps.quota.ensure(entry.owner)
     if req.has_content:
         if len(req.content) > deps.settings.max_file_bytes:
             raise _unsupported(path, "oversized")
@@ -181,6 +183,8 @@ async def analyze_pull_request(deps: Deps, req: analyzer_pb2.AnalyzePullRequestR
     started = time.perf_counter()
     fmt = results.check_format(req.format)
     entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    if deps.quota is not None:
+        await deps.quota.ensure(entry.owner)
     if req.files:
         targets = await _pr_targets(deps, entry, req)
     elif req.base and req.head:
@@ -245,6 +249,8 @@ async def review_changeset(deps: Deps, req: analyzer_pb2.ReviewChangesetRequest)
     started = time.perf_counter()
     fmt = results.check_format(req.format)
     entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    if deps.quota is not None:
+        await deps.quota.ensure(entry.owner)
     if req.diff.strip():
         diffs = parse_unified_diff(req.diff)
         if not diffs:

@@ -6,6 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from services.analyzer.indexer_client import IndexerClient
+from services.analyzer.quota import QuotaGate
 from services.analyzer.settings import AnalyzerSettings
 from services.analyzer.state import RepoCache
 from services.kit.db import Database
@@ -17,6 +18,7 @@ class Deps:
     indexer: IndexerClient
     settings: AnalyzerSettings
     cache: RepoCache
+    quota: QuotaGate | None = None
     # owner -> (monotonic time read, preferences.Effective); see preferences.py
     preferences: dict[str, tuple[float, Any]] = field(default_factory=dict)
 
@@ -27,4 +29,7 @@ class Deps:
             indexer=IndexerClient(settings.indexer_addr, deadline=settings.grpc_deadline_seconds),
             settings=settings,
             cache=RepoCache(settings.cache_revalidate_seconds),
+            quota=QuotaGate(settings.billing_addr, ttl=settings.quota_cache_seconds)
+            if settings.enforce_quota
+            else None,
         )

@@ -23,6 +23,9 @@ class AnalyzerSettings(ServiceSettings):
     max_stored_findings_per_audit: int = 2000
     # Change-level and per-file findings are capped per file by the engine; this caps a whole PR.
     max_findings_per_analysis: int = 1000
+    # Refuse analyses beyond the owner's plan (billing's CheckQuota), remembering each answer this long.
+    enforce_quota: bool = True
+    quota_cache_seconds: float = 30.0
     # The tool name written into SARIF logs.
     sarif_tool_name: str = "codereview"
 

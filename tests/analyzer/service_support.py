@@ -186,7 +186,10 @@ async def harness_fixture(make_db, tmp_path: Path) -> AsyncIterator[Harness]:
     indexer_port = await indexer_server.start()
     db = make_db("analyzer")
     settings = AnalyzerSettings(
-        database_url=db.url, indexer_addr=f"127.0.0.1:{indexer_port}", cache_revalidate_seconds=0.0
+        database_url=db.url,
+        indexer_addr=f"127.0.0.1:{indexer_port}",
+        cache_revalidate_seconds=0.0,
+        enforce_quota=False,  # plan caps: tests/billing/test_analysis_quota.py, against real billing
     )
     deps = Deps.build(db, settings)
     server = GrpcServer("analyzer", "127.0.0.1:0")
