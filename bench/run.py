@@ -6,7 +6,7 @@ import importlib.util
 import subprocess
 import sys
 
-BENCHMARKS = ("bench.indexing", "bench.quality", "bench.latency")
+BENCHMARKS = ("bench.indexing", "bench.quality", "bench.latency", "bench.cochange")
 
 
 def main() -> int:

@@ -1,0 +1,1 @@
+"""Co-change replay benchmark (``python -m bench.cochange``)."""
