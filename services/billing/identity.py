@@ -44,18 +44,21 @@ async def validate_token(
         raise ServiceError("not_authenticated", "missing bearer token")
     if tokens.parse(raw) is None:
         raise ServiceError("invalid_token", "malformed token")
-    token = await repo.token_by_digest(session, tokens.digest(raw))
-    if token is None or token.revoked_at is not None:
+    row = await repo.token_identity(session, tokens.digest(raw))
+    if row is None or row.revoked_at is not None:
         raise ServiceError("invalid_token", "token revoked or unknown")
     now = int(time.time())
-    if token.expires_at and token.expires_at <= now:
+    if row.expires_at and row.expires_at <= now:
         raise ServiceError("not_authenticated", "token expired")
-    user = await repo.user_by_id(session, token.user_id)
-    if user is None:
-        raise ServiceError("invalid_token", "token owner no longer exists")
-    if now - token.last_used_at > TOUCH_INTERVAL_SECONDS:
-        await repo.touch_token(session, token.id, now)
-    return await principal_for(session, user, token, catalogue), token.expires_at
+    if now - row.last_used_at > TOUCH_INTERVAL_SECONDS:
+        await repo.touch_token(session, row.token_id, now)
+    principal = common_pb2.Principal(user_id=row.user_id, login=row.login, token_id=row.token_id, token_kind=row.kind)
+    for org_id, org_name, role in row.memberships:
+        principal.memberships.add(org_id=org_id, org_name=org_name, role=role)
+    if catalogue is not None:
+        # The user's plan for user-level limits: the best of their own and their teams' plans.
+        principal.plan = catalogue.best([effective_plan_id(plan, status) for plan, status in row.plans]).id
+    return principal, row.expires_at
 
 
 async def issue_token(

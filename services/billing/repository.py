@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
@@ -272,3 +273,29 @@ async def bump_counters(session: AsyncSession, keys: list[str], window: int) -> 
 
 async def purge_counters(session: AsyncSession, before_window: int) -> None:
     await session.execute(delete(RateCounter).where(RateCounter.window < before_window))
+
+
+# One round trip for the gateway's hot path: the token, its user, their active memberships
+# and the subscriptions of the user and those organizations (plan and status).
+_TOKEN_IDENTITY = text(
+    """
+    select t.id as token_id, t.kind, t.expires_at, t.revoked_at, t.last_used_at,
+           u.id as user_id, u.login,
+           coalesce(m.items, '[]'::json) as memberships,
+           coalesce((select json_agg(json_build_array(s.plan, s.status)) from subscriptions s
+                     where s.owner = 'user:' || u.id or s.owner = any(m.owners)), '[]'::json) as plans
+    from access_tokens t
+    join users u on u.id = t.user_id
+    left join lateral (
+        select json_agg(json_build_array(o.id, o.name, ms.role) order by o.name) as items,
+               array_agg('org:' || o.id) as owners
+        from memberships ms join organizations o on o.id = ms.org_id
+        where ms.user_id = u.id and ms.status = 'active'
+    ) m on true
+    where t.digest = :digest
+    """
+)
+
+
+async def token_identity(session: AsyncSession, digest: str) -> Any | None:
+    return (await session.execute(_TOKEN_IDENTITY, {"digest": digest})).first()
