@@ -28,11 +28,10 @@ from services.hostapp.indexing import IndexGate, IndexState, is_transient
 from services.hostapp.models import COMPLETED, DROPPED, FAILED, SKIPPED, SUPERSEDED, PrJob, now_ms
 from services.hostapp.settings import HostAppSettings
 from services.kit.bus import PR_JOBS, SUBJECT_PR_JOB, Bus
-from services.kit.context import request_id_var
 from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import RemoteError, call
-from services.kit.inbox import DurableConsumer, heartbeat
+from services.kit.inbox import DurableConsumer, decode_job, heartbeat, request_context
 
 log = logging.getLogger(__name__)
 
@@ -98,22 +97,18 @@ class PrWorker:
     # --- one message ----------------------------------------------------------------------
 
     async def handle(self, msg: Msg) -> str:
-        try:
-            env = events_pb2.EventEnvelope.FromString(msg.data)
-            message = events_pb2.AnalyzePrJob.FromString(env.payload)
-        except Exception:
-            await msg.term()
+        decoded = await decode_job(msg, events_pb2.AnalyzePrJob)
+        if decoded is None:
             return "malformed"
-        token = request_id_var.set(env.request_id)
-        try:
-            return await self._handle(msg, message.job_id)
-        except Exception as exc:  # the database itself failed: the message must stay, the loop too
-            log.warning("pr job %s not handled, will retry: %s", message.job_id, exc)
-            with contextlib.suppress(Exception):
-                await msg.nak(delay=self.settings.job_retry_delay_seconds)
-            return "retry"
-        finally:
-            request_id_var.reset(token)
+        env, message = decoded
+        with request_context(env.request_id):
+            try:
+                return await self._handle(msg, message.job_id)
+            except Exception as exc:  # the database itself failed: the message must stay, the loop too
+                log.warning("pr job %s not handled, will retry: %s", message.job_id, exc)
+                with contextlib.suppress(Exception):
+                    await msg.nak(delay=self.settings.job_retry_delay_seconds)
+                return "retry"
 
     async def _handle(self, msg: Msg, job_id: str) -> str:
         claimed, wait_ms = await self._claim(job_id)

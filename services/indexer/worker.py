@@ -26,10 +26,9 @@ from services.indexer.models import IndexRun, Repository
 from services.indexer.pipeline import Cancelled, IndexFailure, Limits, PipelineInput, Progress, build_snapshot
 from services.indexer.settings import IndexerSettings
 from services.kit.bus import INDEX_JOBS, SUBJECT_INDEX_JOB, Bus
-from services.kit.context import request_id_var
 from services.kit.db import Database
 from services.kit.errors import ServiceError
-from services.kit.inbox import DurableConsumer
+from services.kit.inbox import DurableConsumer, decode_job, request_context
 
 log = logging.getLogger(__name__)
 DURABLE = "indexer-jobs"
@@ -87,17 +86,12 @@ class IndexWorker:
         self.pool.stop()
 
     async def handle(self, msg: Msg) -> None:
-        try:
-            env = events_pb2.EventEnvelope.FromString(msg.data)
-            job = events_pb2.IndexJob.FromString(env.payload)
-        except Exception:
-            await msg.term()
+        decoded = await decode_job(msg, events_pb2.IndexJob)
+        if decoded is None:
             return
-        token = request_id_var.set(env.request_id)
-        try:
+        env, job = decoded
+        with request_context(env.request_id):
             await self.process(msg, job)
-        finally:
-            request_id_var.reset(token)
 
     async def process(self, msg: Msg, job: events_pb2.IndexJob) -> str:
         """Run one job to a settled message; returns the outcome (for tests and logs)."""

@@ -11,9 +11,11 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, TypeVar
 
+from google.protobuf.message import Message
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
@@ -31,6 +33,9 @@ log = logging.getLogger(__name__)
 
 EventHandler = Callable[[AsyncSession, events_pb2.EventEnvelope], Awaitable[None]]
 JobHandler = Callable[[Msg], Awaitable[None]]
+
+
+M = TypeVar("M", bound=Message)
 
 
 class PermanentError(Exception):
@@ -161,7 +166,12 @@ class EventConsumer(DurableConsumer):
         except Exception:
             await msg.term()
             return "malformed"
-        token = request_id_var.set(env.request_id)
+        with request_context(env.request_id):
+            outcome = await self._apply(msg, env, handler)
+        EVENTS_CONSUMED.labels(self.service, self.durable, outcome).inc()
+        return outcome
+
+    async def _apply(self, msg: Msg, env: events_pb2.EventEnvelope, handler: EventHandler) -> str:
         try:
             async with self.db.session() as session:
                 if await mark_processed(session, self.inbox, self.durable, env.id):
@@ -178,13 +188,31 @@ class EventConsumer(DurableConsumer):
             log.warning("event %s (%s) failed, will retry: %s", env.id, env.type, exc)
             await msg.nak(delay=2.0)
             outcome = "retry"
-        finally:
-            request_id_var.reset(token)
-        EVENTS_CONSUMED.labels(self.service, self.durable, outcome).inc()
         return outcome
 
     async def consume(self, handler: EventHandler) -> None:
         await self.run(lambda msg: self.handle_message(msg, handler))
+
+
+async def decode_job(msg: Msg, message_type: type[M]) -> tuple[events_pb2.EventEnvelope, M] | None:
+    """The envelope and typed payload of a job; a malformed message can never succeed, so it is
+    terminated here and ``None`` returned."""
+    try:
+        env = events_pb2.EventEnvelope.FromString(msg.data)
+        return env, message_type.FromString(env.payload)
+    except Exception:
+        await msg.term()
+        return None
+
+
+@contextmanager
+def request_context(request_id: str) -> Iterator[None]:
+    """Log lines and outgoing calls of a job carry the request id of whoever queued it."""
+    token = request_id_var.set(request_id)
+    try:
+        yield
+    finally:
+        request_id_var.reset(token)
 
 
 async def heartbeat(msg: Msg, interval: float) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -15,28 +14,9 @@ from services.indexer.git.log import FileChange, read_log
 from services.indexer.git.mirror import ensure_mirror, resolve_ref
 from services.indexer.git.paths import validate_local_repository
 from services.indexer.git.tree import BlobReader, list_tree
+from tests.indexer.support import T0, git
 
-T0 = 1_700_000_000
 BINARY = bytes(range(256)) * 4
-
-
-def git(cwd: Path, *args: str, who: str = "alice", at: int = T0) -> str:
-    env = {
-        "PATH": os.environ["PATH"],
-        "HOME": str(cwd),
-        "GIT_CONFIG_GLOBAL": "/dev/null",
-        "GIT_CONFIG_NOSYSTEM": "1",
-        "GIT_AUTHOR_NAME": who.title(),
-        "GIT_AUTHOR_EMAIL": f"{who}@example.com",
-        "GIT_COMMITTER_NAME": who.title(),
-        "GIT_COMMITTER_EMAIL": f"{who}@example.com",
-        "GIT_AUTHOR_DATE": f"@{at} +0000",
-        "GIT_COMMITTER_DATE": f"@{at} +0000",
-    }
-    out = subprocess.run(
-        ["git", "-c", "init.defaultBranch=main", *args], cwd=cwd, env=env, check=True, capture_output=True
-    )
-    return out.stdout.decode().strip()
 
 
 @dataclass
