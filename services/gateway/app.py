@@ -14,7 +14,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from services.gateway import errors
 from services.gateway.clients import Clients
-from services.gateway.middleware import RequestContextMiddleware
+from services.gateway.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from services.gateway.routes import account, ai, analysis, auth, repositories, teams, webhooks
 from services.gateway.settings import GatewaySettings
 from services.gateway.settings import load as load_settings
@@ -55,6 +55,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     app.state.rate_limits = True
     errors.install(app)
     app.add_middleware(RepoPathMiddleware)
+    app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContextMiddleware)
 
     v1 = APIRouter(prefix="/v1", responses=errors.ERROR_RESPONSES)

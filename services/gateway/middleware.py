@@ -6,9 +6,11 @@ import logging
 import re
 import time
 
+import orjson
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from services.kit.context import new_request_id, request_id_var
+from services.kit.errors import error_body
 from services.kit.metrics import HTTP_LATENCY, HTTP_REQUESTS
 
 log = logging.getLogger("services.gateway.access")
@@ -52,3 +54,65 @@ class RequestContextMiddleware:
             if status >= 500:
                 log.warning("%s %s -> %s in %.1f ms", scope["method"], scope["path"], status, elapsed * 1000)
             request_id_var.reset(token)
+
+
+class BodyLimitMiddleware:
+    """Refuse request bodies over the configured bound before any handler reads them (413),
+    by Content-Length when given and by counting chunks otherwise."""
+
+    def __init__(self, app: ASGIApp, max_bytes: int) -> None:
+        self.app = app
+        self.max_bytes = max_bytes
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        for key, value in scope.get("headers", ()):
+            if key == b"content-length" and value.isdigit() and int(value) > self.max_bytes:
+                await self._refuse(send)
+                return
+        seen = 0
+
+        async def counted() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_bytes:
+                    raise _TooLarge
+            return message
+
+        started = False
+
+        async def tracking_send(message: Message) -> None:
+            nonlocal started
+            started = started or message["type"] == "http.response.start"
+            await send(message)
+
+        try:
+            await self.app(scope, counted, tracking_send)
+        except _TooLarge:
+            if not started:
+                await self._refuse(send)
+
+    async def _refuse(self, send: Send) -> None:
+        body = orjson.dumps(
+            error_body(
+                "payload_too_large",
+                f"request body exceeds {self.max_bytes} bytes",
+                {"max_bytes": self.max_bytes},
+            )
+        )
+        await send(
+            {
+                "type": "http.response.start",
+                "status": 413,
+                "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
+            }
+        )
+        await send({"type": "http.response.body", "body": body})
+
+
+class _TooLarge(Exception):
+    pass

@@ -31,6 +31,7 @@ CODE_TABLE: dict[str, tuple[grpc.StatusCode, int]] = {
     "invalid_signature": (grpc.StatusCode.INVALID_ARGUMENT, 400),
     "unknown_event": (grpc.StatusCode.OK, 200),
     "bad_request": (grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "payload_too_large": (grpc.StatusCode.INVALID_ARGUMENT, 413),
     "validation_failed": (grpc.StatusCode.INVALID_ARGUMENT, 422),
     "method_not_allowed": (grpc.StatusCode.UNIMPLEMENTED, 405),
     "rate_limited": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
