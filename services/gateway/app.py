@@ -8,12 +8,12 @@ from typing import Any
 
 import httpx
 from fastapi import APIRouter, FastAPI, Response
-from fastapi.responses import ORJSONResponse
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
 from services.gateway import errors
 from services.gateway.clients import Clients
+from services.gateway.errors import OrjsonResponse
 from services.gateway.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from services.gateway.routes import account, ai, analysis, auth, repositories, teams, webhooks
 from services.gateway.settings import GatewaySettings
@@ -42,7 +42,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
         openapi_url="/v1/openapi.json",
         docs_url="/v1/docs",
         redoc_url=None,
-        default_response_class=ORJSONResponse,
+        default_response_class=OrjsonResponse,
         lifespan=lifespan,
         servers=[{"url": settings.base_url.removesuffix("/v1"), "description": "production"}]
         + (
@@ -82,7 +82,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
         ok = all(s == "SERVING" for s in states.values())
         if ok:
             return {"status": "ready", "services": states}
-        return ORJSONResponse(error_body("service_unavailable", "not ready", {"services": states}), status_code=503)
+        return OrjsonResponse(error_body("service_unavailable", "not ready", {"services": states}), status_code=503)
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:

@@ -4,15 +4,23 @@ from __future__ import annotations
 
 import logging
 
+import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import ORJSONResponse
+from fastapi.responses import JSONResponse
 from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.kit.errors import ServiceError, error_body
 
 log = logging.getLogger(__name__)
+
+
+class OrjsonResponse(JSONResponse):
+    """JSON bodies rendered by orjson (FastAPI's own OrjsonResponse is deprecated)."""
+
+    def render(self, content: object) -> bytes:
+        return orjson.dumps(content)
 
 
 class ErrorBody(BaseModel):
@@ -40,7 +48,7 @@ ERROR_RESPONSES[429]["headers"] = {
 
 
 def error_response(status: int, code: str, message: str, details: dict | None = None, headers: dict | None = None):
-    return ORJSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+    return OrjsonResponse(error_body(code, message, details), status_code=status, headers=headers)
 
 
 def _field(loc: tuple) -> str:
@@ -50,14 +58,14 @@ def _field(loc: tuple) -> str:
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
-    async def service_error(request: Request, exc: ServiceError) -> ORJSONResponse:
+    async def service_error(request: Request, exc: ServiceError) -> OrjsonResponse:
         headers = None
         if exc.code == "rate_limited" and "retry_after" in exc.details:
             headers = {"Retry-After": str(int(exc.details["retry_after"]))}
         return error_response(exc.http_status, exc.code, exc.message, exc.details, headers)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> ORJSONResponse:
+    async def validation_error(request: Request, exc: RequestValidationError) -> OrjsonResponse:
         errors = exc.errors()
         # A body that is not JSON at all is a malformed request, not a schema failure.
         if any(e.get("type") == "json_invalid" for e in errors):
@@ -70,7 +78,7 @@ def install(app: FastAPI) -> None:
         return error_response(422, "validation_failed", f"invalid input: {details['field']}", details)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> ORJSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> OrjsonResponse:
         if exc.status_code == 404:
             return error_response(404, "not_found", f"no route {request.method} {request.url.path}")
         if exc.status_code == 405:
@@ -81,6 +89,6 @@ def install(app: FastAPI) -> None:
         return error_response(exc.status_code, code, str(exc.detail))
 
     @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> ORJSONResponse:
+    async def unexpected(request: Request, exc: Exception) -> OrjsonResponse:
         log.exception("unhandled error on %s %s", request.method, request.url.path)
         return error_response(500, "internal_error", "internal error")
