@@ -6,7 +6,6 @@ those whose owner the caller can see, so the RPC cannot be used to read someone 
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from typing import Any
 
@@ -14,6 +13,7 @@ from services.analyzer import repository, views
 from services.analyzer.dashboard import WINDOW_DAYS, overall_fp_rate
 from services.analyzer.deps import Deps
 from services.contracts.v1 import analyzer_pb2
+from services.kit.db import now_ms
 from services.kit.errors import ServiceError
 from services.kit.identity import can_access_owner, current_principal
 
@@ -55,7 +55,7 @@ async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> di
         raise ServiceError("validation_failed", f"limit must be between 1 and {MAX_LIMIT}", {"field": "limit"})
     requested = list(dict.fromkeys(req.repository_ids))[:MAX_REPOSITORIES]
     principal = current_principal()
-    since = int(time.time() * 1000) - WINDOW_DAYS * 86_400_000
+    since = now_ms() - WINDOW_DAYS * 86_400_000
     async with deps.db.session() as session:
         owners = await repository.owners(session, requested)
         visible = [

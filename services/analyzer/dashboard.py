@@ -3,13 +3,13 @@ strongest and weakest conventions (shape in docs/review.md)."""
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from typing import Any
 
 from services.analyzer import repos, repository, views
 from services.analyzer.deps import Deps
 from services.analyzer.models import RuleCalibrationRow
+from services.kit.db import now_ms
 
 WINDOW_DAYS = 30
 _DAY_MS = 86_400_000
@@ -40,7 +40,7 @@ async def dashboard(deps: Deps, ref: str) -> dict[str, Any]:
     entry = await repos.resolve(deps, ref, repos.VIEW)
     assert entry.model is not None
     status = await repos.index_status(deps, entry)
-    since = int(time.time() * 1000) - WINDOW_DAYS * _DAY_MS
+    since = now_ms() - WINDOW_DAYS * _DAY_MS
     async with deps.db.session() as session:
         by_day = await repository.findings_by_day(session, entry.id, since)
         audits = await repository.audit_counts(session, [entry.id], since)

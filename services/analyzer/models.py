@@ -6,8 +6,6 @@ it needs to authorize and to find a repository's model without asking the indexe
 
 from __future__ import annotations
 
-import time
-import uuid
 from typing import Any
 
 from sqlalchemy import (
@@ -24,21 +22,13 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.kit.db import make_base
+from services.kit.db import make_base, new_id, now_ms
 from services.kit.inbox import define_inbox
 from services.kit.outbox import define_outbox
 
 Base = make_base()
 outbox = define_outbox(Base.metadata)
 inbox = define_inbox(Base.metadata)
-
-
-def new_id() -> str:
-    return str(uuid.uuid4())
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Repository(Base):

@@ -3,27 +3,17 @@ states, subscriptions, usage, payment events and rate counters."""
 
 from __future__ import annotations
 
-import time
-import uuid
-
 from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.kit.db import make_base
+from services.kit.db import make_base, new_id
+from services.kit.db import now_s as now
 from services.kit.inbox import define_inbox
 from services.kit.outbox import define_outbox
 
 Base = make_base()
 outbox = define_outbox(Base.metadata)
 inbox = define_inbox(Base.metadata)
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
-
-
-def now() -> int:
-    return int(time.time())
 
 
 class User(Base):

@@ -3,13 +3,10 @@ webhook deliveries, PR analysis jobs, and what hostapp knows of each repository'
 
 from __future__ import annotations
 
-import time
-import uuid
-
 from sqlalchemy import BigInteger, Boolean, Index, Integer, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.kit.db import make_base
+from services.kit.db import make_base, new_id, now_ms
 from services.kit.inbox import define_inbox
 from services.kit.outbox import define_outbox
 
@@ -24,14 +21,6 @@ ACTIVE, SUSPENDED, REMOVED = "active", "suspended", "removed"
 QUEUED, RUNNING, WAITING_INDEX = "queued", "running", "waiting_index"
 COMPLETED, DROPPED, SUPERSEDED, SKIPPED, FAILED = "completed", "dropped", "superseded", "skipped", "failed"
 UNFINISHED = (QUEUED, RUNNING, WAITING_INDEX)
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Installation(Base):

@@ -7,8 +7,6 @@ computed over the whole tree (structure and history).
 
 from __future__ import annotations
 
-import time
-import uuid
 from typing import Any
 
 from sqlalchemy import (
@@ -25,7 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.orm import Mapped, mapped_column
 
-from services.kit.db import make_base
+from services.kit.db import make_base, new_id, now_ms
 from services.kit.inbox import define_inbox
 from services.kit.outbox import define_outbox
 
@@ -34,14 +32,6 @@ outbox = define_outbox(Base.metadata)
 inbox = define_inbox(Base.metadata)
 
 ACTIVE_STATES = ("queued", "indexing")
-
-
-def new_id() -> str:
-    return uuid.uuid4().hex
-
-
-def now_ms() -> int:
-    return int(time.time() * 1000)
 
 
 class Repository(Base):

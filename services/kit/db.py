@@ -6,6 +6,8 @@ commit or rollback happens here and nowhere else.
 
 from __future__ import annotations
 
+import time
+import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
@@ -21,6 +23,19 @@ NAMING_CONVENTION = {
     "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
     "pk": "pk_%(table_name)s",
 }
+
+
+def new_id() -> str:
+    """Primary keys of every service: opaque, unguessable, 32 hex characters."""
+    return uuid.uuid4().hex
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def now_s() -> int:
+    return int(time.time())
 
 
 def make_base() -> type[DeclarativeBase]:

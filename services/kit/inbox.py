@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import time
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, TypeVar
@@ -26,7 +25,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.contracts.v1 import events_pb2
 from services.kit.bus import Bus, StreamSpec
 from services.kit.context import request_id_var
-from services.kit.db import Database
+from services.kit.db import Database, now_ms
 from services.kit.metrics import CONSUMER_LAG, EVENTS_CONSUMED
 
 log = logging.getLogger(__name__)
@@ -56,7 +55,7 @@ async def mark_processed(session: AsyncSession, table: Table, consumer: str, mes
     """Record the id; False when it was already there (a duplicate delivery)."""
     result = await session.execute(
         insert(table)
-        .values(consumer=consumer, message_id=message_id, processed_at=int(time.time() * 1000))
+        .values(consumer=consumer, message_id=message_id, processed_at=now_ms())
         .on_conflict_do_nothing()
         .returning(table.c.message_id)
     )

@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.contracts.v1 import events_pb2
 from services.kit.bus import Bus
 from services.kit.context import current_request_id
-from services.kit.db import Database
+from services.kit.db import Database, now_ms
 from services.kit.metrics import OUTBOX_LAG, OUTBOX_PENDING
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def envelope(event_type: str, message: Message, event_id: str | None = None) -> 
     return events_pb2.EventEnvelope(
         id=event_id or str(uuid.uuid4()),
         type=event_type,
-        occurred_at=int(time.time() * 1000),
+        occurred_at=now_ms(),
         request_id=current_request_id(),
         payload=message.SerializeToString(),
     )
@@ -112,7 +112,7 @@ class OutboxRelay:
                     )
                     log.warning("outbox publish failed, will retry: %s", exc)
                     break
-                await session.execute(update(t).where(t.c.id == row.id).values(published_at=int(time.time() * 1000)))
+                await session.execute(update(t).where(t.c.id == row.id).values(published_at=now_ms()))
                 published += 1
         return published
 
