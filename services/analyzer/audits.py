@@ -15,7 +15,7 @@ from services.analyzer.deps import Deps
 from services.contracts.v1 import analyzer_pb2
 from services.kit.db import now_ms
 from services.kit.errors import ServiceError
-from services.kit.identity import can_access_owner, current_principal
+from services.kit.identity import can_access_owner, user_principal
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -54,7 +54,7 @@ async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> di
     if not 1 <= limit <= MAX_LIMIT:
         raise ServiceError("validation_failed", f"limit must be between 1 and {MAX_LIMIT}", {"field": "limit"})
     requested = list(dict.fromkeys(req.repository_ids))[:MAX_REPOSITORIES]
-    principal = current_principal()
+    principal = user_principal()
     since = now_ms() - WINDOW_DAYS * 86_400_000
     async with deps.db.session() as session:
         owners = await repository.owners(session, requested)

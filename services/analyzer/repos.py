@@ -14,7 +14,7 @@ from services.analyzer.deps import Deps
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import indexer_pb2
 from services.kit.errors import ServiceError
-from services.kit.identity import can_access_owner, current_principal
+from services.kit.identity import can_access_owner, user_principal
 
 VIEW = "viewer"
 WRITE = "member"
@@ -30,7 +30,7 @@ def _allowed(owner: str, min_role: str) -> bool | None:
     Calls without a principal come from inside the system (the host-app worker), never from the
     gateway, which always forwards the authenticated caller.
     """
-    principal = current_principal()
+    principal = user_principal()
     if principal is None:
         return True
     if not owner or not can_access_owner(principal, owner, VIEW):
@@ -116,7 +116,7 @@ async def _learn_on_demand(deps: Deps, ref: str, min_role: str) -> LoadedRepo:
     try:
         remote = await deps.indexer.repository(ref)  # the indexer authorizes the caller: repo_not_found
     except ServiceError as exc:
-        if exc.code != "not_authenticated" or current_principal() is not None:
+        if exc.code != "not_authenticated" or user_principal() is not None:
             raise
         # An internal caller (the host-app worker) naming a repository no indexed event told us about.
         raise ServiceError("repo_not_indexed", "no index of this repository has reached the analyzer yet") from None

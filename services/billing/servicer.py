@@ -12,7 +12,7 @@ from services.billing.access import caller, split_owner
 from services.billing.deps import BillingDeps
 from services.contracts.v1 import billing_pb2, billing_pb2_grpc, common_pb2
 from services.kit.errors import ServiceError
-from services.kit.identity import can_access_owner, current_principal, owner_of_user
+from services.kit.identity import can_access_owner, owner_of_user, user_principal
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
 
@@ -189,9 +189,9 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
 
     async def CheckQuota(self, request: billing_pb2.CheckQuotaRequest, context: Ctx) -> billing_pb2.CheckQuotaResponse:
         split_owner(request.owner)
-        principal = current_principal()
+        principal = user_principal()
         # Services call this on behalf of a user (principal in metadata) or from a worker (none).
-        if principal is not None and principal.user_id and not can_access_owner(principal, request.owner):
+        if principal is not None and not can_access_owner(principal, request.owner):
             raise ServiceError("forbidden", "the caller cannot act for this owner", {"owner": request.owner})
         async with self.db.session() as session:
             return await usage.check_quota(session, self.deps.catalogue, request.owner, request.metric, request.amount)

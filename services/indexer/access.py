@@ -16,7 +16,7 @@ from services.contracts.v1 import common_pb2
 from services.indexer import repository as sql
 from services.indexer.models import Repository
 from services.kit.errors import ServiceError
-from services.kit.identity import can_access_owner, current_principal, owner_of_org, owner_of_user, role_in
+from services.kit.identity import can_access_owner, owner_of_org, owner_of_user, role_in, user_principal
 
 FULL_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$")
 _ID = re.compile(r"^[0-9a-f]{32}$")
@@ -41,11 +41,9 @@ async def load(
     lock: bool = False,
 ) -> Repository:
     """The repository named by an id or a hosted ``owner/repo``, authorized for ``min_role``."""
-    principal = current_principal()
-    if principal is None or not principal.user_id:
-        if not internal_ok:
-            raise ServiceError("not_authenticated", "authentication required")
-        principal = None
+    principal = user_principal()
+    if principal is None and not internal_ok:
+        raise ServiceError("not_authenticated", "authentication required")
     ref = (ref or "").strip()
     repo: Repository | None = None
     if "/" in ref:

@@ -24,6 +24,16 @@ def current_principal() -> common_pb2.Principal | None:
     return principal_var.get()
 
 
+def user_principal() -> common_pb2.Principal | None:
+    """The calling user, or None for a call from another service on the internal network.
+
+    The gateway always forwards the authenticated caller, so a call without a user comes from
+    inside the system (a worker or an event consumer) and every service reads it the same way.
+    """
+    principal = principal_var.get()
+    return principal if principal is not None and principal.user_id else None
+
+
 def require_principal() -> common_pb2.Principal:
     principal = principal_var.get()
     if principal is None or not principal.user_id:
