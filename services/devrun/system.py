@@ -10,7 +10,7 @@ from pathlib import Path
 from services.devrun.infra import SERVICES_WITH_DB, database_url, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-GRPC_SERVICES = ("billing", "indexer", "analyzer", "hostapp")
+GRPC_SERVICES = SERVICES_WITH_DB  # every gRPC service owns a database
 MODULES = {
     "billing": "services.billing.main",
     "indexer": "services.indexer.main",
