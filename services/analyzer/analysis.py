@@ -59,10 +59,10 @@ async def _finish(
     findings = outcome.findings[: deps.settings.max_findings_per_analysis]
     evidences = [results.evidence(f) for f in findings]
     duration = (time.perf_counter() - started) * 1000
-    async with deps.db.session() as session:
+    async with deps.db.autocommit() as conn:  # one statement: see repository.record_audit
         audit_id = await results.record(
             deps,
-            session,
+            conn,
             entry,
             kind=kind,
             user_id=preferences.caller_id(),

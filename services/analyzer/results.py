@@ -11,17 +11,16 @@ from collections.abc import Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.analyzer import repository
 from services.analyzer.deps import Deps
 from services.analyzer.engine import Finding, to_sarif
-from services.analyzer.models import new_id, now_ms, outbox
+from services.analyzer.models import new_id, now_ms
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, common_pb2, events_pb2
 from services.kit.bus import SUBJECT_ANALYSIS_COMPLETED
 from services.kit.errors import ServiceError
-from services.kit.outbox import add_event
+from services.kit.outbox import event_row
 
 FORMATS = ("json", "sarif")
 EVENT_TYPE = "analysis.completed"
@@ -105,7 +104,7 @@ def build_result(
 
 async def record(
     deps: Deps,
-    session: AsyncSession,
+    db: repository.Executor,
     entry: LoadedRepo,
     *,
     kind: str,
@@ -118,14 +117,12 @@ async def record(
     duration_ms: float,
     pr_number: int = 0,
 ) -> str:
-    """Store the audit and its findings and stage ``analysis.completed``; returns the audit id."""
+    """Store the audit and its findings with ``analysis.completed`` atomically; the audit id."""
     audit_id = new_id()
     at = now_ms()
     keep = deps.settings.max_stored_findings_per_audit
     rows = [
         {
-            "audit_id": audit_id,
-            "repository_id": entry.id,
             "finding_id": f.id,
             "fingerprint": f.fingerprint,
             "rule": f.rule,
@@ -138,7 +135,6 @@ async def record(
             "end_line": f.end_line,
             "evidence": ev,
             "suggestion": f.suggestion,
-            "created_at": at,
         }
         for f, ev in zip(findings[:keep], evidences[:keep], strict=True)
     ]
@@ -163,7 +159,6 @@ async def record(
         "created_at": at,
         "summary": summary,
     }
-    await repository.insert_audit(session, audit, rows)
     event = events_pb2.AnalysisCompleted(
         audit_id=audit_id,
         repository_id=entry.id,
@@ -173,5 +168,5 @@ async def record(
         findings=len(findings),
         user_id=user_id,
     )
-    await add_event(session, outbox, SUBJECT_ANALYSIS_COMPLETED, EVENT_TYPE, event)
+    await repository.record_audit(db, audit, rows, event_row(SUBJECT_ANALYSIS_COMPLETED, EVENT_TYPE, event))
     return audit_id

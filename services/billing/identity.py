@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from typing import NamedTuple
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -36,29 +37,38 @@ async def principal_for(
     return principal
 
 
+class Validated(NamedTuple):
+    principal: common_pb2.Principal
+    expires_at: int
+    counted: int | None  # the request's count in the token's rate-limit window, when asked to count
+
+
 async def validate_token(
-    session: AsyncSession, raw: str, catalogue: Catalogue | None = None
-) -> tuple[common_pb2.Principal, int]:
-    """Resolve a bearer token; expired → not_authenticated, malformed/revoked → invalid_token."""
+    db: repo.Executor, raw: str, catalogue: Catalogue | None = None, *, count_window: int | None = None
+) -> Validated:
+    """Resolve a bearer token; expired → not_authenticated, malformed/revoked → invalid_token.
+
+    With ``count_window`` the same statement counts the request against the token's window.
+    """
     if not raw:
         raise ServiceError("not_authenticated", "missing bearer token")
     if tokens.parse(raw) is None:
         raise ServiceError("invalid_token", "malformed token")
-    row = await repo.token_identity(session, tokens.digest(raw))
+    now = int(time.time())
+    row = await repo.token_identity(db, tokens.digest(raw), count_window=count_window, now=now)
     if row is None or row.revoked_at is not None:
         raise ServiceError("invalid_token", "token revoked or unknown")
-    now = int(time.time())
     if row.expires_at and row.expires_at <= now:
         raise ServiceError("not_authenticated", "token expired")
     if now - row.last_used_at > TOUCH_INTERVAL_SECONDS:
-        await repo.touch_token(session, row.token_id, now)
+        await repo.touch_token(db, row.token_id, now)
     principal = common_pb2.Principal(user_id=row.user_id, login=row.login, token_id=row.token_id, token_kind=row.kind)
     for org_id, org_name, role in row.memberships:
         principal.memberships.add(org_id=org_id, org_name=org_name, role=role)
     if catalogue is not None:
         # The user's plan for user-level limits: the best of their own and their teams' plans.
         principal.plan = catalogue.best([effective_plan_id(plan, status) for plan, status in row.plans]).id
-    return principal, row.expires_at
+    return Validated(principal, row.expires_at, row.token_count if count_window is not None else None)
 
 
 async def issue_token(

@@ -6,38 +6,51 @@ not be able to spend another organization's budget)."""
 from __future__ import annotations
 
 import time
-
-from sqlalchemy.ext.asyncio import AsyncSession
+from collections.abc import Mapping
 
 from services.billing import repository as repo
-from services.billing.plans import Catalogue
-from services.billing.usage import plan_of
+from services.billing.plans import Catalogue, effective_plan_id
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.kit.errors import ServiceError
 from services.kit.identity import owner_of_org, role_in
 
 
+def window_of(now: float, window_seconds: int) -> int:
+    return int(now // window_seconds)
+
+
+def token_key(principal: common_pb2.Principal) -> str:
+    return f"token:{principal.token_id or principal.user_id}"
+
+
 async def hit(
-    session: AsyncSession,
+    db: repo.Executor,
     catalogue: Catalogue,
     principal: common_pb2.Principal,
     org_id: str,
     window_seconds: int = 60,
     now: float | None = None,
+    counted: Mapping[str, int] | None = None,
 ) -> billing_pb2.RateLimitResponse:
+    """Count one request on every scope that limits it and refuse it when one is over.
+
+    ``counted`` holds scopes already counted for this request (the token, by ``ValidateToken``).
+    """
     now = time.time() if now is None else now
-    window = int(now // window_seconds)
+    window = window_of(now, window_seconds)
     reset_at = (window + 1) * window_seconds
     scale = window_seconds / 60  # plans state limits per minute
     limits: dict[str, int] = {}
     token_limit = catalogue.get(principal.plan).rate_limit_per_minute
     if token_limit > 0:
-        limits[f"token:{principal.token_id or principal.user_id}"] = max(1, int(token_limit * scale))
+        limits[token_key(principal)] = max(1, int(token_limit * scale))
     if org_id and role_in(principal, org_id) is not None:
-        org_plan = plan_of(await repo.subscription_for(session, owner_of_org(org_id)), catalogue)
+        subscribed = await repo.plan_status(db, owner_of_org(org_id))
+        org_plan = catalogue.get(effective_plan_id(*subscribed)) if subscribed else catalogue.free
         if org_plan.org_rate_limit_per_minute > 0:
             limits[f"org:{org_id}"] = max(1, int(org_plan.org_rate_limit_per_minute * scale))
-    counts = await repo.bump_counters(session, sorted(limits), window)
+    counts = dict(counted or {})
+    counts |= await repo.bump_counters(db, sorted(k for k in limits if k not in counts), window)
     response = billing_pb2.RateLimitResponse(reset_at=reset_at)
     tightest: tuple[int, int] | None = None  # (remaining, limit)
     for key, limit in limits.items():
@@ -56,5 +69,5 @@ async def hit(
     return response
 
 
-async def purge(session: AsyncSession, window_seconds: int = 60) -> None:
-    await repo.purge_counters(session, int(time.time() // window_seconds) - 2)
+async def purge(db: repo.Executor, window_seconds: int = 60) -> None:
+    await repo.purge_counters(db, int(time.time() // window_seconds) - 2)

@@ -7,7 +7,7 @@ from typing import Any
 
 from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
-from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
 from services.billing.models import (
     AccessToken,
@@ -21,6 +21,9 @@ from services.billing.models import (
     User,
     new_id,
 )
+
+# Statements that run in a unit of work or on a single-statement (autocommit) connection.
+Executor = AsyncSession | AsyncConnection
 
 # --- users, organizations, tokens -------------------------------------------------------------
 
@@ -100,8 +103,8 @@ async def all_memberships_of(session: AsyncSession, user_id: str) -> Sequence[Me
     return (await session.execute(select(Membership).where(Membership.user_id == user_id))).scalars().all()
 
 
-async def touch_token(session: AsyncSession, token_id: str, at: int) -> None:
-    await session.execute(update(AccessToken).where(AccessToken.id == token_id).values(last_used_at=at))
+async def touch_token(db: Executor, token_id: str, at: int) -> None:
+    await db.execute(update(AccessToken).where(AccessToken.id == token_id).values(last_used_at=at))
 
 
 async def add_oauth_state(session: AsyncSession, digest: str, redirect_uri: str, expires_at: int) -> None:
@@ -254,13 +257,13 @@ async def mark_payment_event_applied(session: AsyncSession, event_id: str) -> No
 # --- rate limits -----------------------------------------------------------------------------
 
 
-async def bump_counters(session: AsyncSession, keys: list[str], window: int) -> dict[str, int]:
-    """Count one hit on each key in this window, atomically; the new counts."""
+async def bump_counters(db: Executor, keys: list[str], window: int) -> dict[str, int]:
+    """Count one hit on each key in this window, atomically; the new counts.
+
+    The table is UNLOGGED: these writes produce no WAL, so their commit never waits for a flush.
+    """
     if not keys:
         return {}
-    # A counter lost to an OS crash costs a few uncounted requests; waiting for the WAL flush
-    # on every /v1 request costs milliseconds each, so this transaction does not wait for it.
-    await session.execute(text("SET LOCAL synchronous_commit TO OFF"))
     # Keys arrive sorted, so two requests bumping the same pair lock the rows in the same order.
     stmt = (
         insert(RateCounter)
@@ -268,7 +271,13 @@ async def bump_counters(session: AsyncSession, keys: list[str], window: int) -> 
         .on_conflict_do_update(index_elements=["key", "window"], set_={"count": RateCounter.count + 1})
         .returning(RateCounter.key, RateCounter.count)
     )
-    return {key: count for key, count in (await session.execute(stmt)).all()}
+    return {key: count for key, count in (await db.execute(stmt)).all()}
+
+
+async def plan_status(db: Executor, owner: str) -> tuple[str, str] | None:
+    """An owner's subscribed plan and its status, without loading the row."""
+    row = (await db.execute(select(Subscription.plan, Subscription.status).where(Subscription.owner == owner))).first()
+    return None if row is None else (row[0], row[1])
 
 
 async def purge_counters(session: AsyncSession, before_window: int) -> None:
@@ -277,8 +286,7 @@ async def purge_counters(session: AsyncSession, before_window: int) -> None:
 
 # One round trip for the gateway's hot path: the token, its user, their active memberships
 # and the subscriptions of the user and those organizations (plan and status).
-_TOKEN_IDENTITY = text(
-    """
+_IDENTITY_SQL = """
     select t.id as token_id, t.kind, t.expires_at, t.revoked_at, t.last_used_at,
            u.id as user_id, u.login,
            coalesce(m.items, '[]'::json) as memberships,
@@ -293,9 +301,29 @@ _TOKEN_IDENTITY = text(
         where ms.user_id = u.id and ms.status = 'active'
     ) m on true
     where t.digest = :digest
+"""
+_TOKEN_IDENTITY = text(_IDENTITY_SQL)
+# The same, also counting the request against the token's rate-limit window when the token is
+# usable: validation and metering of a request in a single statement.
+_TOKEN_IDENTITY_COUNTED = text(
+    f"""
+    with ident as ({_IDENTITY_SQL}),
+    bump as (
+        insert into rate_counters (key, "window", count)
+        select 'token:' || token_id, :window, 1 from ident
+        where revoked_at is null and (expires_at = 0 or expires_at > :now)
+        on conflict (key, "window") do update set count = rate_counters.count + 1
+        returning count
+    )
+    select ident.*, (select count from bump) as token_count from ident
     """
 )
 
 
-async def token_identity(session: AsyncSession, digest: str) -> Any | None:
-    return (await session.execute(_TOKEN_IDENTITY, {"digest": digest})).first()
+async def token_identity(db: Executor, digest: str, *, count_window: int | None = None, now: int = 0) -> Any | None:
+    """The token's identity row; with ``count_window``, also its new count in that window
+    (``token_count``, None when the token is not usable)."""
+    if count_window is None:
+        return (await db.execute(_TOKEN_IDENTITY, {"digest": digest})).first()
+    params = {"digest": digest, "window": count_window, "now": now}
+    return (await db.execute(_TOKEN_IDENTITY_COUNTED, params)).first()

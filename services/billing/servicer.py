@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import TypeAlias
 
 import grpc
@@ -31,12 +32,18 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
     async def ValidateToken(
         self, request: billing_pb2.ValidateTokenRequest, context: Ctx
     ) -> billing_pb2.ValidateTokenResponse:
-        async with self.db.session() as session:
-            principal, expires_at = await identity.validate_token(session, request.token, self.deps.catalogue)
-            if request.meter:
-                window = self.deps.settings.rate_limit_window_seconds
-                await ratelimit.hit(session, self.deps.catalogue, principal, request.org_id[:64], window)
-        return billing_pb2.ValidateTokenResponse(principal=principal, expires_at=expires_at)
+        # Every /v1 request comes here: single statements on an autocommit connection, and the
+        # token's rate-limit window counted by the statement that validates it.
+        seconds = self.deps.settings.rate_limit_window_seconds
+        window = ratelimit.window_of(time.time(), seconds) if request.meter else None
+        async with self.db.autocommit() as conn:
+            found = await identity.validate_token(conn, request.token, self.deps.catalogue, count_window=window)
+            if found.counted is not None:
+                counted = {ratelimit.token_key(found.principal): found.counted}
+                await ratelimit.hit(
+                    conn, self.deps.catalogue, found.principal, request.org_id[:64], seconds, counted=counted
+                )
+        return billing_pb2.ValidateTokenResponse(principal=found.principal, expires_at=found.expires_at)
 
     async def CreateUser(self, request: billing_pb2.CreateUserRequest, context: Ctx) -> billing_pb2.CreateUserResponse:
         async with self.db.session() as session:

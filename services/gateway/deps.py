@@ -17,7 +17,7 @@ from services.kit.grpc_client import call
 from services.kit.identity import principal_var
 
 
-def get_clients(request: Request) -> Clients:
+async def get_clients(request: Request) -> Clients:  # async: a sync dependency costs a thread hop
     return request.app.state.clients
 
 

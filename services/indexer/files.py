@@ -15,7 +15,6 @@ from services.indexer import access, sources
 from services.indexer import repository as sql
 from services.indexer.facts_codec import apply_resolution, decode_facts, encode_facts, skipped_facts
 from services.indexer.git import (
-    BlobReader,
     FileDiff,
     GitError,
     changed_files,
@@ -24,6 +23,7 @@ from services.indexer.git import (
     staged_changes,
     validate_rev,
 )
+from services.indexer.git.readers import READERS
 from services.indexer.models import Repository, SnapshotFile
 from services.indexer.reads import checked_path, indexed
 from services.indexer.settings import IndexerSettings
@@ -75,7 +75,7 @@ def _unsupported(path: str, reason: str) -> ServiceError:
 
 
 def _read_blob(mirror: str, sha: str, max_bytes: int) -> bytes | None:
-    with BlobReader(mirror, max_bytes=max_bytes) as reader:
+    with READERS.borrow(mirror, max_bytes) as reader:
         blob = reader.read(sha)
     return None if blob is None else blob.data
 
@@ -180,7 +180,7 @@ async def get_changes(
 def _contents(mirror: str, diffs: list[FileDiff], max_bytes: int) -> dict[str, bytes]:
     wanted = [d.blob_sha for d in diffs if d.blob_sha and d.status != "deleted" and not d.binary]
     out: dict[str, bytes] = {}
-    with BlobReader(mirror, max_bytes=max_bytes) as reader:
+    with READERS.borrow(mirror, max_bytes) as reader:
         for sha in wanted:
             blob = reader.read(sha)
             if blob is not None and not blob.truncated:

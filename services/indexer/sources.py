@@ -19,6 +19,7 @@ from services.indexer.git import (
     validate_clone_url,
     validate_local_repository,
 )
+from services.indexer.git.readers import READERS
 from services.indexer.models import Repository
 from services.indexer.settings import IndexerSettings
 from services.kit.errors import ServiceError
@@ -139,6 +140,7 @@ def mirror_path(settings: IndexerSettings, repo_id: str) -> Path:
 
 def remove_mirror(settings: IndexerSettings, repo_id: str) -> None:
     path = mirror_path(settings, repo_id)
+    READERS.forget(str(path))
     shutil.rmtree(path, ignore_errors=True)
     history_cache(settings, repo_id).unlink(missing_ok=True)
     (path.parent / f".{path.name}.lock").unlink(missing_ok=True)

@@ -12,7 +12,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 
 from sqlalchemy import MetaData, text
-from sqlalchemy.ext.asyncio import AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 from sqlalchemy.orm import DeclarativeBase
 
 # Stable constraint names so Alembic migrations stay diffable.
@@ -63,6 +63,13 @@ class Database:
             except BaseException:
                 await session.rollback()
                 raise
+
+    @asynccontextmanager
+    async def autocommit(self) -> AsyncIterator[AsyncConnection]:
+        """A connection where each statement is its own transaction: no BEGIN/COMMIT round trips,
+        for hot paths made of single statements that need no unit of work around them."""
+        async with self.engine.connect() as conn:
+            yield await conn.execution_options(isolation_level="AUTOCOMMIT")
 
     async def ping(self) -> bool:
         try:

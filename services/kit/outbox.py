@@ -59,19 +59,23 @@ def envelope(event_type: str, message: Message, event_id: str | None = None) -> 
     )
 
 
+def event_row(subject: str, event_type: str, message: Message) -> dict[str, object]:
+    """The outbox row of one event, for a statement that writes it with the state it belongs to."""
+    env = envelope(event_type, message)
+    return {
+        "id": env.id,
+        "subject": subject,
+        "type": event_type,
+        "payload": env.SerializeToString(),
+        "created_at": env.occurred_at,
+    }
+
+
 async def add_event(session: AsyncSession, table: Table, subject: str, event_type: str, message: Message) -> str:
     """Stage an event in the caller's transaction; it leaves only if that commits."""
-    env = envelope(event_type, message)
-    await session.execute(
-        table.insert().values(
-            id=env.id,
-            subject=subject,
-            type=event_type,
-            payload=env.SerializeToString(),
-            created_at=env.occurred_at,
-        )
-    )
-    return env.id
+    row = event_row(subject, event_type, message)
+    await session.execute(table.insert().values(**row))
+    return str(row["id"])
 
 
 class OutboxRelay:

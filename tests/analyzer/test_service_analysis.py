@@ -5,7 +5,9 @@ from __future__ import annotations
 import orjson
 import pytest
 from sqlalchemy import func, select
+from sqlalchemy.exc import DBAPIError
 
+from services.analyzer import repository
 from services.analyzer.models import Audit, FindingRow, outbox
 from services.contracts.v1 import analyzer_pb2, common_pb2, events_pb2, indexer_pb2
 from services.kit.errors import ServiceError
@@ -95,6 +97,39 @@ async def test_every_analysis_is_an_audit_with_an_outbox_event(harness: Harness)
     assert (payload.audit_id, payload.kind, payload.files, payload.findings) == (result.audit_id, "file", 1, 3)
     assert payload.owner == "user:u-alice"
     assert payload.user_id == "u-alice"
+
+
+async def test_an_audit_its_findings_and_its_event_are_written_together_or_not_at_all(harness: Harness) -> None:
+    stored = (await analyze(harness)).audit_id
+    async with harness.deps.db.session() as session:
+        finding = (await session.execute(select(FindingRow).where(FindingRow.audit_id == stored))).scalars().first()
+        events_before = (await session.execute(select(func.count()).select_from(outbox))).scalar()
+    assert finding is not None
+    assert finding.evidence
+    assert finding.message
+    audit = {
+        "id": "a-broken",
+        "repository_id": "r-alice",
+        "owner": "",
+        "user_id": "",
+        "kind": "file",
+        "commit": "",
+        "pr_number": 0,
+        "files": 1,
+        "findings": 1,
+        "duration_ms": 1.0,
+        "created_at": 1,
+        "summary": {},
+    }
+    broken = {"finding_id": "f", "fingerprint": "x", "rule": "r" * 500, "category": "c", "severity": "low"}
+    broken |= {"confidence": 1.0, "message": "m", "path": "p", "start_line": 1, "end_line": 1, "evidence": {}}
+    event = {"id": "e-broken", "subject": "s", "type": "t", "payload": b"", "created_at": 1}
+    with pytest.raises(DBAPIError):  # the rule is longer than its column
+        async with harness.deps.db.autocommit() as conn:
+            await repository.record_audit(conn, audit, [broken], event)
+    async with harness.deps.db.session() as session:
+        assert await session.get(Audit, "a-broken") is None
+        assert (await session.execute(select(func.count()).select_from(outbox))).scalar() == events_before
 
 
 async def test_sarif_on_request(harness: Harness) -> None:

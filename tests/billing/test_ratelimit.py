@@ -70,3 +70,55 @@ async def test_windows_roll_over_and_old_ones_are_purged(billing: Billing) -> No
         await ratelimit.purge(session)
         counts = await ratelimit.repo.bump_counters(session, [f"token:{me.token_id}"], 1_000_000 // 60)
     assert counts[f"token:{me.token_id}"] == 1  # the old window was gone
+
+
+async def validate(billing: Billing, token: str, org_id: str = "") -> billing_pb2.ValidateTokenResponse:
+    request = billing_pb2.ValidateTokenRequest(token=token, meter=True, org_id=org_id)
+    return await billing.call("ValidateToken", request)
+
+
+async def counter(billing: Billing, key: str) -> int:
+    async with billing.db.session() as session:
+        counts = await ratelimit.repo.bump_counters(session, [key], ratelimit.window_of(time.time(), 60))
+    return counts[key] - 1  # without the probe's own hit
+
+
+async def test_validation_meters_each_request_once_in_the_same_statement(billing: Billing) -> None:
+    token, me = await billing.user()
+    await tiny(billing, f"user:{me.user_id}")
+    if time.time() % 60 > 55:
+        await asyncio.sleep(61 - time.time() % 60)
+    for _ in range(5):
+        await validate(billing, token)
+    assert await counter(billing, ratelimit.token_key(me)) == 5
+    with pytest.raises(ServiceError) as err:
+        await validate(billing, token)
+    assert err.value.code == "rate_limited"
+    assert err.value.details["scope"] == "token"
+
+
+async def test_a_refused_token_is_not_counted(billing: Billing) -> None:
+    token, me = await billing.user()
+    await billing.call("SignOut", billing_pb2.SignOutRequest(token=token), me)
+    before = await counter(billing, ratelimit.token_key(me))
+    for _ in range(3):
+        with pytest.raises(ServiceError) as err:
+            await validate(billing, token)
+        assert err.value.code == "invalid_token"
+    assert await counter(billing, ratelimit.token_key(me)) == before + 1  # the probe's own hit only
+
+
+async def test_validation_also_meters_the_organization_a_member_names(billing: Billing) -> None:
+    org = unique("metered")
+    admin_token, admin = await billing.user(org=org)
+    org_id = billing.org_id(admin, org)
+    member_token, _ = await billing.user(org=org, role="member")
+    await tiny(billing, f"org:{org_id}")  # 5 per minute for the organization and for each member's token
+    if time.time() % 60 > 55:
+        await asyncio.sleep(61 - time.time() % 60)
+    for token in (admin_token, member_token, admin_token, member_token, admin_token):
+        await validate(billing, token, org_id)
+    with pytest.raises(ServiceError) as err:
+        await validate(billing, member_token, org_id)  # this token's third request, the org's sixth
+    assert err.value.details["scope"] == "org"
+    await validate(billing, member_token)  # a request about nothing in particular still passes

@@ -9,6 +9,7 @@ from fastapi import APIRouter
 
 from services.contracts.v1 import analyzer_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
+from services.gateway.errors import OrjsonResponse
 from services.gateway.routes.repositories import repo_ref
 from services.gateway.schemas import AnalyzeFile, AnalyzePr, ReportFindings, ReviewChangeset, ReviewContext
 from services.kit.grpc_client import call
@@ -16,15 +17,16 @@ from services.kit.grpc_client import call
 router = APIRouter(prefix="/repositories", tags=["analysis"])
 
 
-def render(result: analyzer_pb2.AnalysisResult, fmt: str) -> Any:
+def render(result: analyzer_pb2.AnalysisResult, fmt: str) -> OrjsonResponse:
+    """The result as a response, so FastAPI does not walk the body again (jsonable_encoder)."""
     if fmt == "sarif":
-        return from_document(result.sarif)
+        return OrjsonResponse(from_document(result.sarif))
     body = to_dict(result)
     body.pop("sarif", None)
     # MessageToDict renders bytes as base64: read the evidence JSON from the message itself.
     for finding, message in zip(body["findings"], result.findings, strict=True):
         finding["evidence"] = orjson.loads(message.evidence.json) if message.evidence.json else {}
-    return body
+    return OrjsonResponse(body)
 
 
 @router.post("/{repo_id}/analyze", summary="Analyze one file (indexed snapshot or unsaved content)")
