@@ -33,6 +33,9 @@ from services.kit.errors import ServiceError
 CHUNK_FILES = 200
 CHUNK_BYTES = 4 * 1024 * 1024
 _LS_TREE_MAX = 64 * 1024
+# Blobs up to this size are read on the event loop when a reader is ready (no git to start):
+# a thread hop would cost more than the read.
+_INLINE_READ_BYTES = 256 * 1024
 
 
 def _facts_bytes(row: SnapshotFile, facts: bytes | None) -> bytes:
@@ -84,7 +87,7 @@ async def get_file(
     db: Database, settings: IndexerSettings, request: indexer_pb2.GetFileRequest
 ) -> indexer_pb2.FileContent:
     path = checked_path(request.path)
-    async with db.session() as session:
+    async with db.read_session() as session:  # on every analysis of an indexed path
         repo, snapshot_id = await indexed(session, request.repo)
         found = (
             await sql.snapshot_file(session, repo.id, snapshot_id, path) if _same_commit(repo, request.commit) else None
@@ -96,7 +99,10 @@ async def get_file(
         row, facts = found
         if row.skipped:
             raise _unsupported(path, row.skipped)
-        content = await asyncio.to_thread(_read_blob, mirror, row.blob_sha, settings.max_file_bytes)
+        if row.size <= _INLINE_READ_BYTES and READERS.has_idle(mirror):  # answered in well under a ms
+            content = _read_blob(mirror, row.blob_sha, settings.max_file_bytes)
+        else:
+            content = await asyncio.to_thread(_read_blob, mirror, row.blob_sha, settings.max_file_bytes)
         if content is None:
             raise ServiceError("file_not_found", "the file's content is no longer available", {"path": path})
         return indexer_pb2.FileContent(

@@ -71,6 +71,14 @@ class Database:
         async with self.engine.connect() as conn:
             yield await conn.execution_options(isolation_level="AUTOCOMMIT")
 
+    @asynccontextmanager
+    async def read_session(self) -> AsyncIterator[AsyncSession]:
+        """A session for reads on the hot path: each statement on its own (autocommit), so no
+        BEGIN/COMMIT round trips. Its statements do not share a snapshot; use ``session()`` when
+        they must, and never write through it."""
+        async with self.autocommit() as conn, AsyncSession(bind=conn, expire_on_commit=False) as session:
+            yield session
+
     async def ping(self) -> bool:
         try:
             async with self.engine.connect() as conn:

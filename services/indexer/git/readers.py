@@ -65,6 +65,10 @@ class ReaderPool:
                 return
         reader.close()
 
+    def has_idle(self, mirror: str) -> bool:
+        with self._lock:
+            return bool(self._idle.get(mirror))
+
     def forget(self, mirror: str) -> None:
         """Close the idle readers of a mirror that is about to be removed."""
         with self._lock:
