@@ -13,6 +13,7 @@ from typing import Any
 from services.analyzer import repos, repository, views
 from services.analyzer.analysis import clean_path
 from services.analyzer.deps import Deps
+from services.analyzer.engine import cochange
 from services.analyzer.engine.context import index_of
 from services.analyzer.state import LoadedRepo
 from services.kit.errors import ServiceError
@@ -94,19 +95,20 @@ async def review_context(deps: Deps, ref: str, path: str) -> dict[str, Any]:
         "language": language or None,
         "domain": _domain(entry, path),
         "segment": _longest_prefix(segments, path),
-        "conventions": [views.convention(c) for c in conventions if c.rule != "cochange.partner"],
+        "conventions": [views.convention(c) for c in conventions if c.family != cochange.FAMILY],
         "history": {
             "file": _history_of(history_doc, path),
             "co_changes": [
                 {
                     "path": c.choice,
+                    "rule": c.rule,
                     "share": c.share,
                     "support": c.support,
                     "commits": c.count,
                     "description": c.description,
                 }
                 for c in conventions
-                if c.rule == "cochange.partner"
+                if c.family == cochange.FAMILY
             ],
             "findings": [
                 views.finding(f, verdicts[f.fingerprint].verdict if f.fingerprint in verdicts else None) for f in past

@@ -171,6 +171,7 @@ async def learn_and_store(
         learn,
         facts,
         cochange_pairs=pairs or (),
+        cochange_commits=_cochange_commits(history_doc),
         domains=domains,
         config=config,
         repository=repo_id,
@@ -276,3 +277,10 @@ async def _consume_when_connected(runtime: ServiceRuntime, consumer: EventConsum
     while not runtime.bus.connected:
         await asyncio.sleep(0.1)
     await consumer.consume(handler)
+
+
+def _cochange_commits(history_doc: dict[str, Any] | None) -> int:
+    """The commits co-change pairs were counted over: the history's, less those too large to count."""
+    if not history_doc:
+        return 0
+    return max(0, int(history_doc.get("commits", 0)) - int(history_doc.get("huge_commits", 0)))

@@ -15,9 +15,9 @@ from services.analyzer.engine import (
     structure,
     vocabulary,
 )
-from services.analyzer.engine.cochange import partners
+from services.analyzer.engine.cochange import ROUTINE_RULE, evidence_detail, partners
 from services.analyzer.engine.context import CheckPrefs, FileCheck, index_of
-from services.analyzer.engine.conventions import ConventionModel
+from services.analyzer.engine.conventions import Convention, ConventionModel
 from services.analyzer.engine.findings import INFO, Finding
 from services.source.facts import FileFacts
 
@@ -65,7 +65,9 @@ def check_change(
     deleted_paths: Iterable[str] = (),
     prefs: CheckPrefs | None = None,
 ) -> list[Finding]:
-    """Change-level findings: a usual co-change partner left out, a new module without a test.
+    """Change-level findings: a usual co-change partner left out (``cochange.partner`` per changed
+    file; ``cochange.routine`` once per change for a file most commits touch), a new module
+    without a test.
 
     ``changed_paths`` are modified files, ``added_paths`` new ones (a path may be in both).
     """
@@ -80,11 +82,16 @@ def check_change(
     if pairs is None:
         pairs = partners(model.conventions)
         idx.extra["cochange"] = pairs
+    routine: dict[str, list[tuple[str, Convention]]] = {}  # left-out routine file -> (changed file, rule)
     for path in sorted(changed - added):
         fc = FileCheck(_stub(path), "", idx, p, None)
         for conv in pairs.get(path, ()):
             partner = conv.choice
             if partner in touched or cfg.is_ignored(partner):
+                continue
+            if conv.rule == ROUTINE_RULE:
+                if fc.wants(conv):
+                    routine.setdefault(partner, []).append((path, conv))
                 continue
             fc.emit(
                 conv,
@@ -92,8 +99,24 @@ def check_change(
                 f"`{path}` changed but `{partner}` did not: {conv.description}",
                 severity=INFO,
                 key=partner,
-                detail={"partner": partner},
+                detail=evidence_detail(conv),
             )
+        out.extend(fc.finish())
+    routine_checks: dict[str, FileCheck] = {}
+    for partner, sources in sorted(routine.items()):
+        # Once per change: the file most changes touch, with the strongest rule as its evidence.
+        path, conv = min(sources, key=lambda s: (-s[1].share, -s[1].support, s[0]))
+        others = f" (and {len(sources) - 1} other changed files)" if len(sources) > 1 else ""
+        fc = routine_checks.setdefault(path, FileCheck(_stub(path), "", idx, p, None))
+        fc.emit(
+            conv,
+            0,
+            f"this change leaves out `{partner}`, which most changes touch: {conv.description}{others}",
+            severity=INFO,
+            key=partner,
+            detail={**evidence_detail(conv), "changed_files_with_rule": len(sources)},
+        )
+    for fc in routine_checks.values():
         out.extend(fc.finish())
     for path in structure.untested_modules(added, changed):
         language = structure.language_of(path)

@@ -44,6 +44,7 @@ def learn(
     files: Iterable[FileFacts],
     *,
     cochange_pairs: Iterable[CoChange] = (),
+    cochange_commits: int = 0,
     domains: Mapping[str, str] | None = None,
     config: RepoConfig | str | None = None,
     thresholds: Thresholds | None = None,
@@ -77,7 +78,7 @@ def learn(
     convs += structure.learn(inp)
     convs += documentation.learn(inp)
     convs += idioms.learn(inp)
-    convs += cochange.learn(inp.cochange, th, ignored)
+    convs += cochange.learn(inp.cochange, th, ignored, history_commits=cochange_commits)
     convs = apply_overrides(convs, cfg)
     return ConventionModel(
         conventions=convs,
