@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from bench.quality import groundtruth
+from bench.quality import groundtruth, scan
 from bench.quality.corpus import Repo, extract_all, split
 from bench.quality.inject import Injection, all_injections
 from services.analyzer.engine import (
@@ -32,7 +32,8 @@ from services.analyzer.engine import (
     learn,
     structure,
 )
-from services.analyzer.engine.learning import default_domain
+from services.analyzer.engine.abbreviations import ABBREVIATIONS
+from services.analyzer.engine.libraries import classify
 from services.source.extract import extract
 from services.source.facts import FileFacts
 
@@ -121,7 +122,7 @@ def evaluate(
         codec.append(((t1 - t0) * 1000, (time.perf_counter() - t1) * 1000))
     res.model_bytes = len(blob)
     res.codec_ms = (min(c[0] for c in codec), min(c[1] for c in codec))
-    truth = groundtruth.build(train)
+    truth = groundtruth.build(train, repo.texts)
     for path in held_paths:
         facts = repo.facts[path]
         text = repo.texts[path].decode("utf-8-sig")
@@ -140,15 +141,15 @@ def evaluate(
             if f.level == "strict":
                 res.noise_text.append(f"{path}:{f.start_line} {f.rule}: {f.message[:150]}")
         seen = {f.fingerprint for f in base}
-        for inj in all_injections(facts, text, truth, seed, default_domain(path)):
+        for inj in all_injections(facts, text, truth, seed):
             variant = extract(path, inj.text.encode())
             if variant.skipped:
                 continue
             new = _caused(base, seen, check(variant, inj.text, model, prefs=_ALL))
-            where = f"{path}:{min(inj.lines, default=0)} {inj.original}"
+            where = f"{path}:{min(inj.lines, default=0)} {inj.original} {' '.join(inj.planted)}".rstrip()
             res.injections.append(
                 InjObs(
-                    inj.kind,
+                    _kind(inj, facts.language),
                     inj.family,
                     [_obs(f, inj) for f in new],
                     inj.kind in ("naming", "vocabulary"),
@@ -177,22 +178,31 @@ def _caused(base: list[Finding], seen: set[str], found: list[Finding]) -> list[F
     return out
 
 
+def _kind(inj: Injection, language: str) -> str:
+    """Split vocabulary and library injections by whether the engine's own table lists the planted
+    spelling or library (reporting only: the choice of what to plant never looks at the engine)."""
+    if inj.kind == "vocabulary":
+        word, variant = inj.planted
+        return "vocab-listed" if variant in ABBREVIATIONS.get(word, ()) else "vocab-unlisted"
+    if inj.kind == "library":
+        return "library-listed" if classify(language, inj.planted[1]) else "library-unlisted"
+    return inj.kind
+
+
 def _structure(repo: Repo, model: ConventionModel, held_paths: list[str], res: RepoResult) -> None:
     """New module without test: add a held-out module alone, then together with a test for it.
 
     The truth is the repository itself: adding a module alone is a violation exactly when the
-    repository does have a test for that module.
+    repository does have a test named after that module.
     """
     all_facts: list[FileFacts] = list(repo.facts.values())
     if not repo.spec.tests:
         return  # only repositories that ship their test suite can say which modules are tested
     tested = groundtruth.really_tested(all_facts)
     for path in held_paths:
-        f = repo.facts[path]
-        if f.is_test or not structure.is_module(path):
+        if not scan.is_module(path):
             continue
-        stem = posixpath.basename(path).split(".", 1)[0].lower()
-        has_test = stem in tested or f.module.rsplit(".", 1)[-1].lower() in tested
+        has_test = posixpath.basename(path).split(".", 1)[0].lower() in tested
         alone = [x for x in check_change([], [path], model, prefs=_ALL) if x.rule == structure.COVERAGE]
         test_path = posixpath.join(posixpath.dirname(path), f"test_{posixpath.basename(path)}")
         paired = check_change([], [path, test_path], model, prefs=_ALL)

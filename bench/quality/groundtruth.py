@@ -1,21 +1,19 @@
 """What counts as a convention when the benchmark plants a violation.
 
 These criteria are deliberately simple and fixed (a clearly dominant practice, >= 90%, on a
-minimum of evidence), computed from the training files only, and independent of the engine's
-thresholds, so tuning the thresholds cannot move the ground truth.
+minimum of evidence), computed from the training files only, and independent of the engine: no
+engine threshold, table or definition is used. The facts' identifiers, imports (resolved by the
+shared extractor) and test flags are the parser both sides need; everything else is read from the
+text by ``scan`` and judged with the benchmark's own definitions (``terms``, ``scan``).
 """
 
 from __future__ import annotations
 
-import posixpath
+import hashlib
 from collections import Counter
 from dataclasses import dataclass, field
 
-from services.analyzer.engine import documentation, layering, structure
-from services.analyzer.engine.config import RepoConfig
-from services.analyzer.engine.learning import LearnInput, default_domain
-from services.analyzer.engine.libraries import classify
-from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS
+from bench.quality import scan, terms
 from services.source.facts import FileFacts
 from services.source.naming import DUNDER, NONE, case_style, compatible, words
 
@@ -25,12 +23,36 @@ NAME_ROLES = frozenset({*ROLES, "test_function"})
 
 
 @dataclass
+class Own:
+    """The benchmark's own reading of one file (cached by content)."""
+
+    layout: scan.Layout
+    width: int | None
+    py: scan.PySummary | None
+
+
+_OWN: dict[tuple[str, str], Own] = {}
+
+
+def own(f: FileFacts, text: str) -> Own:
+    key = (f.path, hashlib.sha1(text.encode()).hexdigest())
+    hit = _OWN.get(key)
+    if hit is None:
+        lay = scan.layout(text, f.language)
+        width = scan.indent_width(text, lay) if lay.ok else None
+        py = scan.python_summary(text, f.path) if f.language == "python" else None
+        hit = _OWN[key] = Own(lay, width, py)
+    return hit
+
+
+@dataclass
 class Truth:
     styles: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)  # (language, role)
     vocab: Counter[str] = field(default_factory=Counter)
     quotes: dict[str, Counter[str]] = field(default_factory=dict)
     widths: dict[str, Counter[int]] = field(default_factory=dict)
     jobs: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)  # (language, job) -> label files
+    tops: frozenset[str] = frozenset()  # top-level directories of the repository
     one_way: dict[str, list[str]] = field(default_factory=dict)  # lower domain -> upper domains
     domain_files: dict[str, list[FileFacts]] = field(default_factory=dict)
     docs: dict[tuple[str, str], Counter[bool]] = field(default_factory=dict)
@@ -54,11 +76,33 @@ class Truth:
         value, n = counts.most_common(1)[0]
         return value if n / total >= GT_SHARE else None
 
+    def domain(self, path: str) -> str:
+        """A domain is a top-level directory of the repository; when all code sits in one top-level
+        directory (one package, one ``src/``), the directories right below it. Files outside every
+        domain (at the root of that one directory) have none."""
+        dirs = path.split("/")[:-1]
+        if len(self.tops) == 1:
+            return "/".join(dirs[:2]) if len(dirs) >= 2 else ""
+        return dirs[0] if dirs else ""
 
-def build(train: list[FileFacts]) -> Truth:
-    t = Truth()
+
+def external_modules(f: FileFacts) -> list[str]:
+    """Modules of other projects a file imports (``from a import b`` also counts as ``a.b``)."""
+    out: list[str] = []
+    for imp in f.imports:
+        if imp.resolved_path or imp.is_relative or imp.group == "local" or imp.module.startswith("."):
+            continue
+        out.append(imp.module)
+        if f.language == "python":
+            out.extend(f"{imp.module}.{n}" for n in imp.names if n and n != "*")
+    return out
+
+
+def build(train: list[FileFacts], texts: dict[str, bytes]) -> Truth:
+    t = Truth(tops=frozenset(f.path.split("/")[0] for f in train if "/" in f.path))
     for f in train:
         lang = f.language
+        mine = own(f, texts[f.path].decode("utf-8-sig"))
         seen: set[tuple[str, str]] = set()
         for ident in f.identifiers:
             if ident.role not in NAME_ROLES or (ident.role, ident.name) in seen:
@@ -69,62 +113,50 @@ def build(train: list[FileFacts]) -> Truth:
                 t.styles.setdefault((lang, ident.role), Counter())[style] += 1
         for name in {i.name for i in f.identifiers if i.role in NAME_ROLES}:
             t.vocab.update(set(words(name)))
-        fm = f.formatting
-        if fm is not None:
+        if mine.layout.ok:
             q = t.quotes.setdefault(lang, Counter())
-            q["double"] += fm.quote_double
-            q["single"] += fm.quote_single
-            if fm.indent_unit == "space" and fm.indented_lines >= 5 and fm.indent_width:
-                t.widths.setdefault(lang, Counter())[fm.indent_width] += 1
+            for lit in mine.layout.literals:
+                q["double" if lit.quote == '"' else "single"] += 1
+            if mine.width:
+                t.widths.setdefault(lang, Counter())[mine.width] += 1
         labels: set[tuple[str, str]] = set()
-        for imp in f.imports:
-            if imp.resolved_path or imp.is_relative or imp.group == "local":
-                continue
-            for module in [imp.module, *(f"{imp.module}.{n}" for n in imp.names if n)]:
-                labels.update(classify(lang, module))
+        for module in external_modules(f):
+            labels.update(terms.jobs_of(lang, module))
         for job, label in labels:
             t.jobs.setdefault((lang, job), Counter())[label] += 1
-        for s in documentation.public_symbols(f):
-            t.docs.setdefault((lang, s.kind), Counter())[s.has_docstring] += 1
-            if s.kind in documentation.TYPED_KINDS:
-                t.typed.setdefault((lang, s.kind), Counter())[s.has_annotations] += 1
-        if lang == "python":
-            t.bare_except.setdefault(lang, Counter())[any(s.kind == "bare_except" for s in f.statements)] += 1
-            if not f.is_test and not _script(f.path):
-                t.prints.setdefault(lang, Counter())[any(s.kind == "print_call" for s in f.statements)] += 1
+        py = mine.py
+        if py is not None and py.ok:
+            for s in py.public:
+                t.docs.setdefault((lang, s.kind), Counter())[s.documented] += 1
+                if s.kind != "class" and not s.overloaded:
+                    t.typed.setdefault((lang, s.kind), Counter())[s.annotated] += 1
+            t.bare_except.setdefault(lang, Counter())[py.bare_except] += 1
+            if not scan.is_test_path(f.path) and not scan.is_program(f.path):
+                t.prints.setdefault(lang, Counter())[py.library_print] += 1
     _layering(t, train)
     return t
 
 
-def _script(path: str) -> bool:
-    from services.analyzer.engine.idioms import is_script
-
-    return is_script(path)
-
-
 def _layering(t: Truth, train: list[FileFacts]) -> None:
-    domains = {f.path: default_domain(f.path) for f in train}
-    inp = LearnInput(train, DEFAULT_THRESHOLDS, RepoConfig(), domains, False)
-    graph = layering.edges(inp, layering.module_map(train))
+    """Domain B sits below A when >= 3 files of A import B and no file of B imports A."""
+    graph: dict[tuple[str, str], set[str]] = {}
+    for f in train:
+        src = t.domain(f.path)
+        if not src or scan.is_test_path(f.path):
+            continue
+        for imp in f.imports:
+            dst = t.domain(imp.resolved_path) if imp.resolved_path else ""
+            if dst and dst != src:
+                graph.setdefault((src, dst), set()).add(f.path)
     for (upper, lower), files in graph.items():
-        if len(files) >= 3 and not graph.get((lower, upper)) and not _nested(upper, lower):
+        if len(files) >= 3 and not graph.get((lower, upper)):
             t.one_way.setdefault(lower, []).append(upper)
     for f in train:
-        if not f.is_test and f.module and not f.path.endswith(("__init__.py", "index.js", "index.ts")):
-            t.domain_files.setdefault(domains[f.path], []).append(f)
-
-
-def _nested(a: str, b: str) -> bool:
-    return a.startswith(b + "/") or b.startswith(a + "/")
+        stem = f.path.rsplit("/", 1)[-1].split(".", 1)[0]
+        if t.domain(f.path) and not scan.is_test_path(f.path) and stem not in ("__init__", "index"):
+            t.domain_files.setdefault(t.domain(f.path), []).append(f)
 
 
 def really_tested(all_files: list[FileFacts]) -> set[str]:
-    """Stems and module names that some test of the repository exercises (the real answer)."""
-    out: set[str] = set()
-    for f in all_files:
-        if f.is_test:
-            out.add(structure.tested_stem(f.path))
-            for target in f.tests_for:
-                out.add(posixpath.basename(target).split(".", 1)[0].lower())
-                out.add(target.rsplit(".", 1)[-1].lower())
-    return out
+    """Names of the modules some test file of the repository is named after (the real answer)."""
+    return {scan.tested_name(f.path) for f in all_files if scan.is_test_path(f.path)}

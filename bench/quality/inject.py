@@ -1,6 +1,10 @@
 """Plant one known violation in a held-out file's text, per family, where the repository has a
 clear convention to violate (see ``groundtruth``). Each injection returns the new text, the lines
 it touched, and the rule family a reviewer should flag there.
+
+Nothing here comes from the engine: the abbreviations and libraries are the benchmark's own
+(``terms``), and where a literal, a block, a docstring, an ``except`` or a ``return`` is comes
+from the benchmark's own reading of the text (``scan``).
 """
 
 from __future__ import annotations
@@ -10,17 +14,13 @@ import random
 import re
 from dataclasses import dataclass
 
-from bench.quality.groundtruth import GT_SHARE, NAME_ROLES, Truth
-from services.analyzer.engine import documentation, idioms
-from services.analyzer.engine.abbreviations import ABBREVIATIONS, skeleton
-from services.analyzer.engine.libraries import jobs_for
-from services.analyzer.engine.textscan import scan
+from bench.quality import scan, terms
+from bench.quality.groundtruth import GT_SHARE, NAME_ROLES, Truth, own
 from services.source.facts import FileFacts
 from services.source.naming import case_style, convert, replace_word, words
 
 _FOREIGN = {"snake_case": "camelCase", "camelCase": "snake_case", "PascalCase": "snake_case", "UPPER_CASE": "camelCase"}
 _HOOK = re.compile(r"^_*[a-z][a-z0-9]*_[A-Z]|^(setUp|tearDown)")
-JS = frozenset({"javascript", "typescript", "tsx"})
 
 
 @dataclass
@@ -31,6 +31,7 @@ class Injection:
     text: str
     lines: set[int]
     original: str = ""  # for renamed identifiers: the name a good suggestion restores
+    planted: tuple[str, str] = ("", "")  # vocabulary: (word, abbreviation); library: (job, module)
 
 
 def _lines_with(text: str, pattern: re.Pattern[str]) -> set[int]:
@@ -72,18 +73,16 @@ def vocabulary(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injecti
         for index, word in enumerate(words(ident.name)):
             if t.vocab[word] < 8:
                 continue
-            variants = [a for a in ABBREVIATIONS.get(word, ()) if len(a) > 1]
-            if len(word) >= 5 and skeleton(word) != word and len(skeleton(word)) >= 3:
-                variants.append(skeleton(word))
-            for variant in variants:
-                if t.vocab[variant] == 0 and variant != word:
+            for variant in terms.variants(word):
+                if len(variant) > 1 and t.vocab[variant] == 0 and variant != word:
                     options.append((ident.name, index, variant))
     rng.shuffle(options)
     for name, index, variant in options[:5]:
         new = replace_word(name, index, variant)
         done = _rename(text, name, new) if new != name else None
         if done:
-            return Injection("vocabulary", "vocabulary", "vocabulary.term", done[0], done[1], name)
+            word = words(name)[index]
+            return Injection("vocabulary", "vocabulary", "vocabulary.term", done[0], done[1], name, (word, variant))
     return None
 
 
@@ -95,7 +94,7 @@ def quotes(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection |
     lines = text.split("\n")
     options = [
         lit
-        for lit in scan(text, f.language).literals
+        for lit in own(f, text).layout.literals
         if lit.quote == want and lit.body and not set(lit.body) & {"'", '"', "\\"}
     ]
     if not options:
@@ -112,7 +111,9 @@ def indent(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection |
         return None
     opener = ":" if f.language == "python" else "{"
     lines = text.split("\n")
-    info = scan(text, f.language)
+    info = own(f, text).layout
+    if not info.ok:
+        return None
     starts = []
     for i, line in enumerate(lines[:-1]):
         code = line.rstrip()
@@ -160,7 +161,7 @@ def _insert_after_imports(f: FileFacts, text: str, new_line: str) -> tuple[str, 
 
 
 def library(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
-    jobs = jobs_for(f.language)
+    table = terms.libraries(f.language)
     options = []
     for (lang, job), counts in t.jobs.items():
         if lang != f.language:
@@ -168,8 +169,10 @@ def library(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection 
         dominant = t.dominant(counts, 3)
         if dominant is None:
             continue
-        for label, prefixes in jobs[job].items():
-            if label != dominant and counts[label] == 0:
+        for label, prefixes in table[job].items():
+            # A library the repository itself contains (stdlib-net holds ``json``) is not foreign.
+            own_code = prefixes[0].split(".")[0].split("/")[0] in t.tops
+            if label != dominant and counts[label] == 0 and not own_code:
                 options.append((job, prefixes[0]))
     if not options:
         return None
@@ -182,12 +185,13 @@ def library(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection 
     done = _insert_after_imports(f, text, line)
     if done is None:
         return None
-    return Injection("library", "dependencies", f"dependencies.library.{job}", done[0], {done[1]})
+    # The benchmark's jobs are not the engine's: any library finding on that line detects it.
+    return Injection("library", "dependencies", "dependencies.library.", done[0], {done[1]}, planted=(job, module))
 
 
-def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random, domain: str) -> Injection | None:
-    uppers = t.one_way.get(domain, [])
-    if f.is_test or not uppers:
+def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    uppers = t.one_way.get(t.domain(f.path), [])
+    if scan.is_test_path(f.path) or not uppers:
         return None
     upper = rng.choice(sorted(uppers))
     targets = t.domain_files.get(upper, [])
@@ -197,7 +201,7 @@ def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random, domain:
     if f.language == "python":
         if target.language != "python":
             return None
-        line = f"import {target.module}"
+        line = f"import {scan.python_module(target.path)}"
     else:
         rel = posixpath.relpath(posixpath.splitext(target.path)[0], posixpath.dirname(f.path))
         q = "'" if text.count("'") >= text.count('"') else '"'
@@ -208,99 +212,65 @@ def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random, domain:
     return Injection("layering", "dependencies", "dependencies.layering", done[0], {done[1]})
 
 
-def _def_line(lines: list[str], start: int, name: str) -> int:
-    for i in range(start - 1, min(len(lines), start + 20)):
-        if re.match(rf"\s*(async\s+)?(def|class)\s+{re.escape(name)}\b", lines[i]):
-            return i
-    return -1
-
-
-def _signature_end(lines: list[str], i: int) -> int:
-    depth = 0
-    while i < len(lines):
-        depth += lines[i].count("(") + lines[i].count("[") - lines[i].count(")") - lines[i].count("]")
-        if depth <= 0 and lines[i].rstrip().endswith(":"):
-            return i
-        i += 1
-    return -1
-
-
 def docs(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
-    if f.language != "python":
+    py = own(f, text).py
+    if py is None or not py.ok:
         return None
-    lines = text.split("\n")
     options = []
-    for s in documentation.public_symbols(f):
+    for s in py.public:
         doc_ok = t.dominant(t.docs.get((f.language, s.kind), {}), 20) is True  # type: ignore[arg-type]
         typed_ok = t.dominant(t.typed.get((f.language, s.kind), {}), 20) is True  # type: ignore[arg-type]
-        if doc_ok and s.has_docstring:
+        if doc_ok and s.documented:
             options.append(("docstring", s))
-        if typed_ok and s.has_annotations:
+        if typed_ok and s.annotated and s.returns:
             options.append(("annotations", s))
     rng.shuffle(options)
+    lines = text.split("\n")
     for kind, s in options[:5]:
-        i = _def_line(lines, s.start_line, s.name)
-        end = _signature_end(lines, i) if i >= 0 else -1
-        if end < 0 or end + 1 >= len(lines):
-            continue
         if kind == "annotations":
-            new = re.sub(r"\)\s*->\s*[^:]+:\s*$", "):", lines[end])
-            if new == lines[end]:
+            line, col, end_line, end_col = s.returns  # type: ignore[misc]
+            source = lines[line - 1]
+            arrow = source.rfind("->", 0, col)
+            if end_line != line or arrow < 0:
                 continue
-            lines[end] = new
+            lines[line - 1] = source[:arrow].rstrip() + source[end_col:]
             rule = f"typing.annotations.{s.kind}"
         else:
-            body = end + 1
-            first = lines[body].strip()
-            m = re.match(r"[rRuU]?(\"\"\"|''')", first)
-            if not m:
+            first, last = s.doc
+            opening, closing = lines[first - 1].lstrip(), lines[last - 1].rstrip()
+            if first <= s.line or not re.match(r"[rRuU]?['\"]", opening) or not closing.endswith(("'", '"')):
                 continue
-            close = (
-                body
-                if first.count(m.group(1)) >= 2
-                else next((j for j in range(body + 1, len(lines)) if m.group(1) in lines[j]), -1)
-            )
-            if close < 0:
-                continue
-            pad = lines[body][: len(lines[body]) - len(lines[body].lstrip())]
-            rest = [x for x in lines[close + 1 : s.end_line] if x.strip()]
-            deeper = rest and len(rest[0]) - len(rest[0].lstrip()) >= len(pad)
-            lines[body : close + 1] = [] if deeper else [pad + "pass"]
+            pad = lines[first - 1][: len(lines[first - 1]) - len(opening)]
+            lines[first - 1 : last] = [pad + "pass"] if s.alone else []
             rule = f"documentation.docstring.{s.kind}"
-        return Injection(kind, "documentation", rule, "\n".join(lines), set(range(s.start_line, i + 2)))
+        header = set(range(s.first, max(s.first, s.body - 1) + 1))
+        return Injection(kind, "documentation", rule, "\n".join(lines), header)
     return None
 
 
 def idiom(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str) -> Injection | None:
-    if f.language != "python":
+    py = own(f, text).py
+    if py is None or not py.ok:
         return None
     lines = text.split("\n")
     options: list[tuple[str, int]] = []
-    interior = scan(text, "python").interior
     if t.dominant(t.bare_except.get("python", {}), 30) is False:  # type: ignore[arg-type]
-        for i, line in enumerate(lines):
-            if re.match(r"\s*except\s+[\w.]+\s*:\s*$", line) and i + 1 not in interior:
-                options.append(("bare", i))
-    library_file = not f.is_test and not idioms.is_script(f.path)
-    if library_file and t.dominant(t.prints.get("python", {}), 30) is False:  # type: ignore[arg-type]
-        for s in f.symbols:
-            if s.kind in ("function", "method") and s.name not in ("main", "_main", "_test", "test"):
-                for i in range(s.start_line, min(s.end_line, len(lines))):
-                    if re.match(r"\s+return\b", lines[i]):
-                        options.append(("print", i))
-                        break
+        options.extend(("bare", line) for line in py.handlers)
+    if t.dominant(t.prints.get("python", {}), 30) is False:  # type: ignore[arg-type]
+        options.extend(("print", line) for line in py.returns)
     if not options:
         return None
-    what, i = rng.choice(options)
+    what, line = rng.choice(options)
+    i = line - 1
     if what == "bare":
         lines[i] = re.sub(r"except\s+[\w.]+\s*:", "except:", lines[i])
-        return Injection("idiom", "idioms", "idioms.bare_except", "\n".join(lines), {i + 1})
+        return Injection("idiom", "idioms", "idioms.bare_except", "\n".join(lines), {line})
     pad = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
     lines.insert(i, f"{pad}print({quote}debug{quote})")
-    return Injection("idiom", "idioms", "idioms.print", "\n".join(lines), {i + 1})
+    return Injection("idiom", "idioms", "idioms.print", "\n".join(lines), {line})
 
 
-def all_injections(f: FileFacts, text: str, t: Truth, seed: str, domain: str) -> list[Injection]:
+def all_injections(f: FileFacts, text: str, t: Truth, seed: str) -> list[Injection]:
     rng = random.Random(f"{seed}:{f.path}")
     quote = '"' if t.dominant(t.quotes.get(f.language, {}), 1) != "single" else "'"  # type: ignore[arg-type]
     found = [
@@ -309,7 +279,7 @@ def all_injections(f: FileFacts, text: str, t: Truth, seed: str, domain: str) ->
         indent(f, text, t, rng),
         quotes(f, text, t, rng),
         library(f, text, t, rng),
-        layering_edge(f, text, t, rng, domain),
+        layering_edge(f, text, t, rng),
         docs(f, text, t, rng),
         idiom(f, text, t, rng, quote),
     ]
