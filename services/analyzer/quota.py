@@ -1,7 +1,8 @@
 """Plan caps on analyses: billing's ``CheckQuota`` before each analysis, its answer remembered
 per owner for a short while so the hot path rarely pays the round trip.
 
-A cap can therefore be overshot by what one owner runs within ``ttl`` seconds. When billing
+A cap can therefore be overshot by what one owner runs within ``ttl`` seconds; a change of
+plan (``subscription.changed``, watched by every replica) drops the owner's answer at once. When billing
 cannot be reached, reviews go on (fail open) and the next call asks again soon: a billing
 outage must not stop code review, and usage is still recorded from the analysis events.
 """
@@ -11,7 +12,7 @@ from __future__ import annotations
 import logging
 import time
 
-from services.contracts.v1 import billing_pb2, billing_pb2_grpc
+from services.contracts.v1 import billing_pb2, billing_pb2_grpc, events_pb2
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call, make_channel
 
@@ -53,6 +54,13 @@ class QuotaGate:
             self._answers[owner] = (now + min(self.ttl, 5.0), None)
             return
         self._answers[owner] = (now + self.ttl, None)
+
+    def forget(self, owner: str) -> None:
+        """Drop the remembered answer: the owner's plan changed (a cap may be lifted or lowered)."""
+        self._answers.pop(owner, None)
+
+    async def on_subscription_changed(self, env: events_pb2.EventEnvelope) -> None:
+        self.forget(events_pb2.SubscriptionChanged.FromString(env.payload).owner)
 
     async def close(self) -> None:
         await self._channel.close()

@@ -8,13 +8,17 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 
 import nats
 from nats.aio.client import Client as NatsClient
+from nats.aio.msg import Msg
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StreamConfig
 from nats.js.errors import NotFoundError
+
+from services.contracts.v1 import events_pb2
 
 log = logging.getLogger(__name__)
 
@@ -103,6 +107,28 @@ class Bus:
 
     async def publish(self, subject: str, data: bytes, msg_id: str) -> None:
         await self.js.publish(self.subject(subject), data, headers={"Nats-Msg-Id": msg_id}, timeout=5.0)
+
+    async def watch(self, subject: str, callback: Callable[[events_pb2.EventEnvelope], Awaitable[None]]) -> None:
+        """Every process gets every event on ``subject`` from now on, at most once (core NATS).
+
+        For per-process caches that an event makes stale: a durable consumer hands each event
+        to one replica only. Missed events (a disconnect) are the caches' TTL's to cover.
+        """
+        if self.nc is None:
+            raise RuntimeError("bus not connected")
+
+        async def deliver(msg: Msg) -> None:
+            try:
+                env = events_pb2.EventEnvelope.FromString(msg.data)
+            except Exception:
+                log.warning("undecodable event on %s", msg.subject)
+                return
+            try:
+                await callback(env)
+            except Exception:
+                log.exception("watcher of %s failed", subject)
+
+        await self.nc.subscribe(self.subject(subject), cb=deliver)
 
     async def delete_streams(self) -> None:
         for spec in STREAMS:
