@@ -69,5 +69,26 @@ async def hit(
     return response
 
 
+async def hit_address(
+    db: repo.Executor, scope: str, address: str, limit_per_minute: int, window_seconds: int = 60
+) -> None:
+    """Count a request without a token (sign-in) against its client address; refuse over the limit."""
+    if limit_per_minute <= 0 or not address:
+        return
+    now = time.time()
+    window = window_of(now, window_seconds)
+    limit = max(1, int(limit_per_minute * window_seconds / 60))
+    key = f"ip:{scope}:{address[:64]}"
+    used = (await repo.bump_counters(db, [key], window))[key]
+    if used > limit:
+        reset_at = (window + 1) * window_seconds
+        retry_after = max(1, int(reset_at - now))
+        raise ServiceError(
+            "rate_limited",
+            f"too many sign-in attempts from this address; retry in {retry_after} s",
+            {"scope": "ip", "limit": limit, "retry_after": retry_after, "reset_at": reset_at},
+        )
+
+
 async def purge(db: repo.Executor, window_seconds: int = 60) -> None:
     await repo.purge_counters(db, int(time.time() // window_seconds) - 2)

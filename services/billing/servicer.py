@@ -56,6 +56,7 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
         self, request: billing_pb2.StartHostSignInRequest, context: Ctx
     ) -> billing_pb2.StartHostSignInResponse:
         s = self.deps.settings
+        await self._meter_sign_in(request.client_ip)
         async with self.db.session() as session:
             return await signin.start(
                 session, self.deps.host, request.redirect_uri, s.oauth_redirect_uri, s.oauth_state_ttl_seconds
@@ -65,9 +66,17 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
         self, request: billing_pb2.SignInWithHostRequest, context: Ctx
     ) -> billing_pb2.SignInResponse:
         lifetime = self.deps.settings.session_lifetime_hours * 3600
+        await self._meter_sign_in(request.client_ip)
         return await signin.complete(
             self.db, self.deps.host, self.deps.catalogue, request.code, request.state, lifetime
         )
+
+    async def _meter_sign_in(self, client_ip: str) -> None:
+        s = self.deps.settings
+        async with self.db.autocommit() as conn:
+            await ratelimit.hit_address(
+                conn, "signin", client_ip, s.signin_rate_limit_per_minute, s.rate_limit_window_seconds
+            )
 
     async def SignOut(self, request: billing_pb2.SignOutRequest, context: Ctx) -> billing_pb2.SignOutResponse:
         principal = caller()

@@ -40,6 +40,8 @@ class BillingSettings(ServiceSettings):
     plans_file: str = ""
 
     rate_limit_window_seconds: int = 60
+    # Sign-in routes carry no token: they are limited per client address instead (0 = off).
+    signin_rate_limit_per_minute: int = 30
 
     @model_validator(mode="after")
     def _no_placeholder_secrets(self) -> BillingSettings:

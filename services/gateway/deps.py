@@ -34,6 +34,11 @@ def bearer_token(request: Request) -> str:
     return token.strip()
 
 
+def client_ip(request: Request) -> str:
+    """The client's address (a trusted proxy's X-Forwarded-For already applied by uvicorn)."""
+    return request.client.host if request.client else ""
+
+
 async def current_principal(request: Request, clients: ClientsDep) -> common_pb2.Principal:
     """Every /v1 call: the token is validated by billing on each request (no cache), so a
     revoked or signed-out token stops working at once; the same round trip meters the

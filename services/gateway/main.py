@@ -21,6 +21,8 @@ def main() -> None:
         access_log=False,
         log_config=None,
         timeout_graceful_shutdown=5,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.forwarded_allow_ips,
     )
 
 

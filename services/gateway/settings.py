@@ -19,6 +19,9 @@ class GatewaySettings(BaseServiceSettings):
     payment_webhook_secret: str = ""
     payment_signature_tolerance_seconds: int = 300
     max_body_bytes: int = 20 * 1024 * 1024
+    # Proxies whose X-Forwarded-For names the client (comma-separated, or "*"): the address that
+    # sign-in is rate-limited by. Anything else is the connection's own peer.
+    forwarded_allow_ips: str = "127.0.0.1"
     # The deprecated /v1/account/audit-results alias: its Sunset header (RFC 8594, HTTP date).
     audit_alias_sunset: str = "Wed, 30 Jun 2027 00:00:00 GMT"
     # AI proxy upstream (OpenAI-compatible); empty: /v1/ai/chat answers not_configured.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import secrets
 import time
 
 import pytest
@@ -122,3 +123,18 @@ async def test_validation_also_meters_the_organization_a_member_names(billing: B
         await validate(billing, member_token, org_id)  # this token's third request, the org's sixth
     assert err.value.details["scope"] == "org"
     await validate(billing, member_token)  # a request about nothing in particular still passes
+
+
+async def test_sign_in_addresses_have_their_own_budget(billing: Billing) -> None:
+    address = f"192.0.2.{secrets.randbelow(250)}-{unique('a')}"
+    if time.time() % 60 > 55:
+        await asyncio.sleep(61 - time.time() % 60)
+    async with billing.db.autocommit() as conn:
+        for _ in range(3):
+            await ratelimit.hit_address(conn, "signin", address, 3)
+        with pytest.raises(ServiceError) as err:
+            await ratelimit.hit_address(conn, "signin", address, 3)
+        await ratelimit.hit_address(conn, "signin", address, 0)  # 0: no limit
+        await ratelimit.hit_address(conn, "signin", "", 3)  # no address known: nothing to count
+    assert err.value.details["scope"] == "ip"
+    assert err.value.http_status == 429

@@ -270,3 +270,26 @@ def test_ai_chat_streams_through_the_gateway(http: httpx.Client, standins: Stand
     assert lines[-1] == "data: [DONE]"
     usage = http.get("/v1/account/usage", headers=bearer(token)).json()
     assert usage["usage"]["ai_tokens"]["used"] > 0
+
+
+def test_sign_in_is_rate_limited_per_client_address(http: httpx.Client) -> None:
+    # The gateway trusts X-Forwarded-For from loopback (CR_GATEWAY_FORWARDED_ALLOW_IPS), as it
+    # would from its own reverse proxy: these requests come from two distinct clients.
+    crowd = {"X-Forwarded-For": "203.0.113.9"}
+    refused = None
+    for _ in range(2):  # a second round when the first straddled a window boundary
+        for _ in range(31):  # one more than CR_BILLING_SIGNIN_RATE_LIMIT_PER_MINUTE (default 30)
+            reply = http.post("/v1/auth/host", json={"code": "x", "state": "y"}, headers=crowd)
+            if reply.status_code == 429:
+                refused = reply
+                break
+            assert_error(reply, 401, "oauth_failed")  # counted, then refused on its merits
+        if refused is not None:
+            break
+    assert refused is not None
+    assert_error(refused, 429, "rate_limited")
+    assert refused.json()["details"]["scope"] == "ip"
+    assert 1 <= int(refused.headers["retry-after"]) <= 60
+    assert http.get("/v1/auth/host/authorize", headers=crowd).status_code == 429  # both routes share it
+    other = http.get("/v1/auth/host/authorize", headers={"X-Forwarded-For": "198.51.100.4"})
+    assert other.status_code == 200

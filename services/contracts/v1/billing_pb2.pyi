@@ -137,15 +137,19 @@ class StartHostSignInRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
     REDIRECT_URI_FIELD_NUMBER: _builtins.int
+    CLIENT_IP_FIELD_NUMBER: _builtins.int
     redirect_uri: _builtins.str
+    client_ip: _builtins.str
+    """the caller's address: sign-in is metered per address (no token yet)"""
     def __init__(
         self,
         *,
         redirect_uri: _builtins.str = ...,
+        client_ip: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["redirect_uri", b"redirect_uri"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_ip", b"client_ip", "redirect_uri", b"redirect_uri"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -179,17 +183,21 @@ class SignInWithHostRequest(_message.Message):
 
     CODE_FIELD_NUMBER: _builtins.int
     STATE_FIELD_NUMBER: _builtins.int
+    CLIENT_IP_FIELD_NUMBER: _builtins.int
     code: _builtins.str
     state: _builtins.str
+    client_ip: _builtins.str
+    """as in StartHostSignInRequest"""
     def __init__(
         self,
         *,
         code: _builtins.str = ...,
         state: _builtins.str = ...,
+        client_ip: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["code", b"code", "state", b"state"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_ip", b"client_ip", "code", b"code", "state", b"state"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

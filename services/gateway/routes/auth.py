@@ -7,7 +7,7 @@ from typing import Any
 from fastapi import APIRouter, Query, Request, Response
 
 from services.contracts.v1 import billing_pb2
-from services.gateway.deps import ClientsDep, PrincipalDep, bearer_token, to_dict
+from services.gateway.deps import ClientsDep, PrincipalDep, bearer_token, client_ip, to_dict
 from services.gateway.schemas import AuthorizeStart, HostSignIn, SignedIn, Validated
 from services.kit.grpc_client import call
 
@@ -19,9 +19,9 @@ router = APIRouter(prefix="/auth", tags=["auth"])
     response_model=AuthorizeStart,
     summary="Start code-host sign-in: the authorize URL and its state (no bearer token)",
 )
-async def authorize(clients: ClientsDep, redirect_uri: str = Query("", max_length=2048)) -> Any:
-    request = billing_pb2.StartHostSignInRequest(redirect_uri=redirect_uri)
-    return to_dict(await call(clients.billing.StartHostSignIn, request))
+async def authorize(request: Request, clients: ClientsDep, redirect_uri: str = Query("", max_length=2048)) -> Any:
+    start = billing_pb2.StartHostSignInRequest(redirect_uri=redirect_uri, client_ip=client_ip(request))
+    return to_dict(await call(clients.billing.StartHostSignIn, start))
 
 
 @router.post(
@@ -29,9 +29,9 @@ async def authorize(clients: ClientsDep, redirect_uri: str = Query("", max_lengt
     response_model=SignedIn,
     summary="Code-host OAuth, server-side flow: exchange the code for a session token (no bearer token)",
 )
-async def host_sign_in(body: HostSignIn, clients: ClientsDep) -> Any:
-    request = billing_pb2.SignInWithHostRequest(code=body.code, state=body.state)
-    return to_dict(await call(clients.billing.SignInWithHost, request, timeout=30))
+async def host_sign_in(request: Request, body: HostSignIn, clients: ClientsDep) -> Any:
+    exchange = billing_pb2.SignInWithHostRequest(code=body.code, state=body.state, client_ip=client_ip(request))
+    return to_dict(await call(clients.billing.SignInWithHost, exchange, timeout=30))
 
 
 @router.get("/validate", response_model=Validated, summary="Verify a token and say whom it belongs to")
