@@ -52,7 +52,7 @@ run: venv ## Start the whole system (embedded PostgreSQL and NATS when none is c
 	$(PY) -m services.devrun run
 
 .PHONY: test
-test: venv $(if $(CI),proto-check lint) ## Run all tests (unit, integration, e2e)
+test: venv $(if $(CI),proto-check lint typecheck) ## Run all tests (unit, integration, e2e)
 	$(PY) -m pytest -q -p no:cacheprovider
 
 .PHONY: bench

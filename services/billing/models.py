@@ -4,14 +4,18 @@ states, subscriptions, usage, payment events and rate counters."""
 from __future__ import annotations
 
 from sqlalchemy import BigInteger, Boolean, ForeignKey, Index, Integer, String, UniqueConstraint
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from services.kit.db import make_base, new_id
+from services.kit.db import new_id, service_metadata
 from services.kit.db import now_s as now
 from services.kit.inbox import define_inbox
 from services.kit.outbox import define_outbox
 
-Base = make_base()
+
+class Base(DeclarativeBase):
+    metadata = service_metadata()
+
+
 outbox = define_outbox(Base.metadata)
 inbox = define_inbox(Base.metadata)
 

@@ -280,8 +280,8 @@ async def plan_status(db: Executor, owner: str) -> tuple[str, str] | None:
     return None if row is None else (row[0], row[1])
 
 
-async def purge_counters(session: AsyncSession, before_window: int) -> None:
-    await session.execute(delete(RateCounter).where(RateCounter.window < before_window))
+async def purge_counters(db: Executor, before_window: int) -> None:
+    await db.execute(delete(RateCounter).where(RateCounter.window < before_window))
 
 
 # One round trip for the gateway's hot path: the token, its user, their active memberships

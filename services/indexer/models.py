@@ -21,13 +21,17 @@ from sqlalchemy import (
     text,
 )
 from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.orm import Mapped, mapped_column
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
-from services.kit.db import make_base, new_id, now_ms
+from services.kit.db import new_id, now_ms, service_metadata
 from services.kit.inbox import define_inbox
 from services.kit.outbox import define_outbox
 
-Base = make_base()
+
+class Base(DeclarativeBase):
+    metadata = service_metadata()
+
+
 outbox = define_outbox(Base.metadata)
 inbox = define_inbox(Base.metadata)
 

@@ -13,7 +13,6 @@ from contextlib import asynccontextmanager
 
 from sqlalchemy import MetaData, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
-from sqlalchemy.orm import DeclarativeBase
 
 # Stable constraint names so Alembic migrations stay diffable.
 NAMING_CONVENTION = {
@@ -38,13 +37,10 @@ def now_s() -> int:
     return int(time.time())
 
 
-def make_base() -> type[DeclarativeBase]:
-    """A declarative base with its own metadata: one per service database."""
-
-    class Base(DeclarativeBase):
-        metadata = MetaData(naming_convention=NAMING_CONVENTION)
-
-    return Base
+def service_metadata() -> MetaData:
+    """The metadata of one service's declarative base (one per service database):
+    ``class Base(DeclarativeBase): metadata = service_metadata()``."""
+    return MetaData(naming_convention=NAMING_CONVENTION)
 
 
 class Database:
