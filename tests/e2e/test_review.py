@@ -296,3 +296,46 @@ def test_latency_of_one_500_line_file(http: httpx.Client, indexed: Indexed) -> N
         f" GET /v1/auth/validate: p50 {statistics.median(baseline):.1f} ms)"
     )
     assert p50 < max(1000.0, 10 * statistics.median(baseline))
+
+
+def wait_learned(http: httpx.Client, repo_id: str, head: str, auth: dict[str, str], seconds: float = 120) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        reply = request(http, "GET", f"/v1/repositories/{repo_id}/global_context", auth)
+        if reply.status_code == 200 and reply.json()["commit"] == head:
+            return
+        time.sleep(0.3)
+    raise AssertionError(f"{head} was not learned: {reply.status_code} {reply.text[:300]}")
+
+
+def test_an_analyzer_down_and_back_loses_no_indexed_event(system: RunningSystem, http: httpx.Client) -> None:
+    """The analyzer is killed; meanwhile the repository is indexed again. Reviews answer 503 in the
+    error shape while it is down; back up, it learns the new snapshot from the event it missed
+    (a durable consumer) and reviews against it."""
+    auth = {"Authorization": f"Bearer {admin_token(system, 'restarter')}"}
+    path = system.work / "repos" / "restart"  # type: ignore[attr-defined]
+    first = make_git_repo(path)
+    repo_id = ok(request(http, "POST", "/v1/repositories", auth, json={"path": str(path)}), 201)["id"]
+    ok(request(http, "POST", f"/v1/repositories/{repo_id}/index_repo", auth), 202)
+    wait_learned(http, repo_id, first, auth)
+
+    system.kill("analyzer")
+    extra = '"""More accounts."""\n\n\ndef total_of(items):\n    return sum(items)\n'
+    (path / "app" / "accounts" / "extra.py").write_text(extra)
+    git(path, "add", "-A")
+    git(path, "commit", "-q", "-m", "add extra")
+    second = git(path, "rev-parse", "HEAD")
+    ok(request(http, "POST", f"/v1/repositories/{repo_id}/index_repo", auth), 202)
+    deadline = time.monotonic() + 120
+    while ok(request(http, "GET", f"/v1/repositories/{repo_id}/index/status", auth))["head_sha"] != second:
+        assert time.monotonic() < deadline, "the second index did not finish"
+        time.sleep(0.3)
+    planted = {"path": PLANTED_PATH, "content": PLANTED}
+    down = request(http, "POST", f"/v1/repositories/{repo_id}/analyze", auth, json=planted)
+    assert_error(down, 503, "service_unavailable")
+
+    system.start_process("analyzer")
+    system.wait_ready()
+    wait_learned(http, repo_id, second, auth)
+    body = ok(analyze(http, Indexed(repo_id, path, second, auth), planted))
+    assert found(body) == PLANTED_RULES
