@@ -125,6 +125,15 @@ def test_analysis_errors(system: RunningSystem, http: httpx.Client, indexed: Ind
     assert_error(analyze(http, indexed, {"path": "logo.png", "content": "\u0000PNG"}), 422, "unsupported_file_type")
     stranger = {"Authorization": f"Bearer {admin_token(system, 'review-stranger')}"}
     assert_error(analyze(http, indexed, {"path": PLANTED_PATH, "content": PLANTED}, stranger), 404, "repo_not_found")
+    assert_error(analyze(http, indexed, {"path": "../../etc/passwd"}), 422, "validation_failed")
+    huge = analyze(http, indexed, {"path": "app/huge.py", "content": "x = 1\n" * 200_000})  # 1.2 MB
+    assert assert_error(huge, 422, "unsupported_file_type")["details"]["reason"] == "oversized"
+    assert_error(analyze(http, indexed, {"path": PLANTED_PATH, "format": "xml"}), 422, "validation_failed")
+    url = f"/v1/repositories/{indexed.repo_id}/analyze"
+    json_auth = {**indexed.auth, "content-type": "application/json"}
+    assert_error(http.post(url, content=b'{"path": ', headers=json_auth), 400, "validation_failed")
+    pr = f"/v1/repositories/{indexed.repo_id}/analyze_pr"
+    assert_error(request(http, "POST", pr, indexed.auth, json={}), 422, "validation_failed")
 
 
 def test_staged_changeset_reports_its_changes(http: httpx.Client, indexed: Indexed) -> None:
