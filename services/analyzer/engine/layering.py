@@ -4,6 +4,11 @@ From the import network: when files of domain A import domain B and no file of B
 sits below A, and a new import from B into A inverts the layering. Pairs of sizeable domains
 with no edge at all are recorded too ("isolation"), but only at the loose level: absence of an
 edge is weaker evidence than a direction.
+
+A nested domain falls under its ancestor's one-way rule: when `fastapi` -> `starlette` is strict
+and nothing anywhere under `starlette` imports anything under `fastapi`, then `starlette`
+importing `fastapi/middleware` inverts the layering too (and so does `starlette/middleware`
+importing `fastapi`), although that exact pair was never seen.
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import DOMAIN, Convention, Scope, make
 from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learning import LearnInput
-from services.analyzer.engine.thresholds import OFF
+from services.analyzer.engine.thresholds import OFF, STRICT
 from services.source.facts import FileFacts, Import
 
 FAMILY = "dependencies"
@@ -92,6 +97,19 @@ def edges(inp: LearnInput, modules: dict[str, str]) -> dict[tuple[str, str], set
     return out
 
 
+def _within(domain: str, root: str) -> bool:
+    return domain == root or domain.startswith(root + "/")
+
+
+def _reverse_below(graph: dict[tuple[str, str], set[str]], upper: str, lower: str) -> int:
+    """Files anywhere under ``lower`` importing anything under ``upper`` (contrary evidence)."""
+    files: set[str] = set()
+    for (src, dst), importers in graph.items():
+        if _within(src, lower) and _within(dst, upper) and not _nested(src, dst):
+            files |= importers
+    return len(files)
+
+
 def learn(inp: LearnInput, modules: dict[str, str]) -> list[Convention]:
     graph = edges(inp, modules)
     out: list[Convention] = []
@@ -114,7 +132,13 @@ def learn(inp: LearnInput, modules: dict[str, str]) -> list[Convention]:
             predicate=f"point from `{upper}` to `{lower}`",
             key=f"{lower}->{upper}",
             examples=sorted(files)[:5],
-            params={"from": upper, "to": lower, "forward": forward, "reverse": reverse},
+            params={
+                "from": upper,
+                "to": lower,
+                "forward": forward,
+                "reverse": reverse,
+                "reverse_below": reverse or _reverse_below(graph, upper, lower),
+            },
         )
         if conv.level != OFF:
             back = f"{reverse} import" if reverse else "none imports"
@@ -155,26 +179,55 @@ def _nested(a: str, b: str) -> bool:
     return a.startswith(b + "/") or b.startswith(a + "/")
 
 
-def _pairs(fc: FileCheck) -> dict[tuple[str, str], Convention]:
-    """(importing domain, imported domain) -> the convention that edge breaks."""
+def _pairs(fc: FileCheck) -> tuple[dict[tuple[str, str], Convention], dict[tuple[str, str], Convention]]:
+    """(importing domain, imported domain) -> the convention that edge breaks, exactly; and the
+    strict one-way rules that also hold for every domain nested below either side."""
     cached = fc.index.extra.get(RULE)
     if cached is None:
-        cached = {}
+        exact: dict[tuple[str, str], Convention] = {}
+        nested: dict[tuple[str, str], Convention] = {}
         for conv in fc.index.model.conventions:
             if conv.rule == RULE:
-                cached[(str(conv.params["to"]), str(conv.params["from"]))] = conv
+                pair = (str(conv.params["to"]), str(conv.params["from"]))
+                exact[pair] = conv
+                # Old models lack the subtree count: they generalize nothing.
+                if conv.level == STRICT and conv.params.get("reverse_below", -1) == 0:
+                    nested[pair] = conv
             elif conv.rule == ISOLATION:
                 a, b = str(conv.params["a"]), str(conv.params["b"])
-                cached.setdefault((a, b), conv)
-                cached.setdefault((b, a), conv)
-        fc.index.extra[RULE] = cached
+                exact.setdefault((a, b), conv)
+                exact.setdefault((b, a), conv)
+        cached = fc.index.extra[RULE] = (exact, nested)
     return cached
+
+
+def _outer(domain: str) -> list[str]:
+    """The domain and the directories containing it, deepest first."""
+    out = [domain]
+    while "/" in domain:
+        domain = domain.rpartition("/")[0]
+        out.append(domain)
+    return out
+
+
+def _ancestor_rule(nested: dict[tuple[str, str], Convention], src: str, dst: str) -> tuple[Convention | None, str, str]:
+    """The deepest strict one-way rule between domains containing ``src`` and ``dst``."""
+    if not nested:
+        return None, "", ""
+    for s in _outer(src):
+        for d in _outer(dst):
+            if (s, d) == (src, dst) or _nested(s, d):
+                continue
+            conv = nested.get((s, d))
+            if conv is not None:
+                return conv, s, d
+    return None, "", ""
 
 
 def check(fc: FileCheck) -> None:
     if fc.facts.is_test:
         return
-    pairs = _pairs(fc)
+    pairs, nested = _pairs(fc)
     if not pairs:
         return
     src = fc.index.domain_of(fc.path)
@@ -190,10 +243,19 @@ def check(fc: FileCheck) -> None:
         if not target or target == fc.path:
             continue
         dst = fc.index.domain_of(target)
-        conv = pairs.get((src, dst)) if dst and dst != src else None
+        if not dst or dst == src or _nested(src, dst):
+            continue
+        conv = pairs.get((src, dst))
+        what = f"`{src}` imports `{dst}` ({posixpath.basename(target)})"
+        if conv is None or conv.rule == ISOLATION:
+            # A direction between the enclosing domains is stronger than a mere absence here.
+            outer, outer_src, outer_dst = _ancestor_rule(nested, src, dst)
+            if outer is not None:
+                conv = outer
+                inside = [f"`{a}` is part of `{b}`" for a, b in ((src, outer_src), (dst, outer_dst)) if a != b]
+                what = f"{what}; {' and '.join(inside)}"
         if conv is None or not fc.wants(conv):
             continue
-        what = f"`{src}` imports `{dst}` ({posixpath.basename(target)})"
         if conv.rule == RULE:
             msg = f"{what}, but {conv.description}: this inverts the layering"
         else:

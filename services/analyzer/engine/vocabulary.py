@@ -1,8 +1,14 @@
 """Vocabulary family: the repository's own words for things (``user_id``, not ``usr_id``).
 
 The learner counts, for every word, how many distinct names use it. A name is flagged when one of
-its words is a variant of a term (a known abbreviation, or the term's consonant skeleton for words
-the repository has never written) and the repository overwhelmingly spells that term otherwise.
+its words is a variant of a term and the repository overwhelmingly spells that term otherwise. A
+variant is a known abbreviation from the table or, for a short form the repository has never
+written, one derived from the repository's own words: the term's consonant skeleton, a prefix
+(``tok`` -> ``token``), the word with letters dropped (``tgt`` -> ``target``, ``txn`` ->
+``transaction``), or the plural of a short form (``errs`` -> ``errors``, ``vals`` -> ``values``)
+when the repository writes the plural word. A derived short form must not be an ordinary word
+(``COMMON_WORDS``) and must point at exactly one word the repository writes (its inflections
+aside: ``tok`` reads ``token`` although ``tokens`` and ``tokenize`` also start so).
 """
 
 from __future__ import annotations
@@ -12,7 +18,17 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from services.analyzer.engine.abbreviations import ABBREVIATIONS, EXPANSIONS, skeleton
+from services.analyzer.engine.abbreviations import (
+    ABBREVIATIONS,
+    COMMON_WORDS,
+    EXPANSIONS,
+    drops_letters,
+    plural,
+    prefix_of,
+    skeleton,
+    spellings,
+    stem_of,
+)
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import REPOSITORY, Convention, Scope, make
 from services.analyzer.engine.findings import WARNING
@@ -92,13 +108,80 @@ def _skeletons(vocab: dict[str, int], min_count: int) -> dict[str, str]:
     return {sk: w for sk, (n, w) in best.items() if second.get(sk, 0) * 2 <= n}
 
 
-def _candidates(token: str, vocab: dict[str, int], skeletons: dict[str, str]) -> list[str]:
+def _initials(vocab: dict[str, int]) -> dict[str, list[tuple[str, str]]]:
+    """First letter -> (spelling, word) for the words long enough to have a short form that the
+    repository writes more than once (a one-off is no competing reading of a short form)."""
+    out: dict[str, list[tuple[str, str]]] = {}
+    for word, n in vocab.items():
+        if n >= 2 and len(word) >= 5 and word.isalpha():
+            for spelling in spellings(word):
+                out.setdefault(spelling[0], []).append((spelling, word))
+    return out
+
+
+def _family(words_: set[str]) -> str | None:
+    """The one word behind ``words_`` (its inflections and derivations aside), or None."""
+    if not words_:
+        return None
+    base = min(words_, key=lambda w: (len(w), w))
+    return base if all(w.startswith(base) for w in words_) else None
+
+
+def _expand(short: str, vocab: dict[str, int], initials: dict[str, list[tuple[str, str]]]) -> str | None:
+    """The one repository word ``short`` abbreviates: prefixes first, then dropped letters.
+
+    A short form that is the stem of a repository word (``inspect`` of inspector, ``hist`` of
+    history) or the first part of a compound the repository writes (``back`` of ``background``
+    next to ``ground``) is a word of its own, not a short form.
+    """
+    if short in COMMON_WORDS or short in ABBREVIATIONS:
+        return None
+    pool = initials.get(short[0], ())
+    prefixed = {w for sp, w in pool if prefix_of(short, sp)}
+    if any(stem_of(short, w) for w in prefixed):
+        return None
+    if any(vocab.get(w[len(short) :], 0) >= 2 for w in prefixed if len(w) - len(short) >= 3):
+        return None
+    if prefixed:
+        return _family(prefixed)
+    return _family({w for sp, w in pool if drops_letters(short, sp)})
+
+
+def _derive(token: str, vocab: dict[str, int], initials: dict[str, list[tuple[str, str]]]) -> tuple[str, bool] | None:
+    """The repository word an unseen short form stands for, and whether that is only worth a
+    loose finding (the plural of a short form the repository itself writes: ``evts`` by ``evt``)."""
+    if len(token) < 3 or not token.isalpha() or vocab.get(token, 0) or token in COMMON_WORDS:
+        return None
+    if token in EXPANSIONS or token in ABBREVIATIONS:
+        return None
+    single = token[:-1]
+    if len(token) >= 4 and token.endswith("s") and not single.endswith("s"):
+        # Plural short form = singular short form + s, when the repository writes the plural.
+        singulars = EXPANSIONS.get(single) or (_expand(single, vocab, initials) if len(single) >= 3 else None,)
+        plurals = {plural(w) for w in singulars if w} & vocab.keys()
+        if len(plurals) == 1:
+            return next(iter(plurals)), bool(vocab.get(single, 0))
+        if single in EXPANSIONS:
+            return None  # a known short form's plural is read as nothing else (``fns``)
+    term = _expand(token, vocab, initials)
+    return (term, False) if term else None
+
+
+def _candidates(token: str, vocab: dict[str, int], memo: _Memo) -> list[str]:
     out = list(EXPANSIONS.get(token, ()))
     out.extend(ABBREVIATIONS.get(token, ()))
     if vocab.get(token, 0) == 0:
-        term = skeletons.get(token)
+        if memo.initials is None:
+            memo.initials = _initials(vocab)
+        term = memo.skeletons.get(token)
         if term is not None and term not in out:
             out.append(term)
+        if not out:
+            derived = _derive(token, vocab, memo.initials)
+            if derived is not None:
+                out.append(derived[0])
+                if derived[1]:
+                    memo.loose.add(token)
     return out
 
 
@@ -106,6 +189,8 @@ def _candidates(token: str, vocab: dict[str, int], skeletons: dict[str, str]) ->
 class _Memo:
     skeletons: dict[str, str]
     tokens: dict[str, Convention | None] = field(default_factory=dict)
+    initials: dict[str, list[tuple[str, str]]] | None = None  # built on the first unknown token
+    loose: set[str] = field(default_factory=set)  # derived short forms worth a loose finding only
 
 
 def _memo(fc: FileCheck) -> _Memo:
@@ -119,14 +204,16 @@ def _memo(fc: FileCheck) -> _Memo:
     return memo
 
 
-def _judge(token: str, vocab: dict[str, int], skeletons: dict[str, str], thresholds: Thresholds) -> Convention | None:
+def _judge(token: str, vocab: dict[str, int], memo: _Memo, thresholds: Thresholds) -> Convention | None:
     best: Convention | None = None
-    for term in _candidates(token, vocab, skeletons):
+    for term in _candidates(token, vocab, memo):
         conv = _convention(thresholds, term, token, vocab)
         # A variant the repository already writes is part of its vocabulary, and a spelled-out
         # word where the repository abbreviates is still clear: both are for dashboards only,
         # never a pull-request comment.
-        if conv.level == STRICT and (vocab.get(token, 0) or (token not in EXPANSIONS and token in ABBREVIATIONS)):
+        if conv.level == STRICT and (
+            vocab.get(token, 0) or (token not in EXPANSIONS and token in ABBREVIATIONS) or token in memo.loose
+        ):
             conv = msgspec.structs.replace(conv, level=LOOSE)
         if conv.support and (best is None or (conv.share, conv.support) > (best.share, best.support)):
             best = conv
@@ -139,7 +226,7 @@ def check(fc: FileCheck) -> None:
     if not vocab:
         return
     memo = _memo(fc)
-    skeletons, tokens = memo.skeletons, memo.tokens
+    tokens = memo.tokens
     seen: set[str] = set()
     for ident in fc.facts.identifiers:
         name = ident.name
@@ -152,7 +239,7 @@ def check(fc: FileCheck) -> None:
             if token in tokens:
                 best = tokens[token]
             else:
-                best = tokens[token] = _judge(token, vocab, skeletons, model.thresholds)
+                best = tokens[token] = _judge(token, vocab, memo, model.thresholds)
             if best is None or not fc.wants(best):
                 continue
             fixed = replace_word(name, i, best.choice)
