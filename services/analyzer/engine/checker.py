@@ -12,6 +12,7 @@ from services.analyzer.engine import (
     imports_order,
     layering,
     naming_case,
+    new_libraries,
     structure,
     vocabulary,
 )
@@ -27,6 +28,7 @@ FILE_CHECKS: tuple[Callable[[FileCheck], None], ...] = (
     formatting.check,
     imports_order.check,
     dependencies.check,
+    new_libraries.check,
     layering.check,
     structure.check,
     documentation.check,

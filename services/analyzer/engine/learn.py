@@ -22,6 +22,7 @@ from services.analyzer.engine import (
     imports_order,
     layering,
     naming_case,
+    new_libraries,
     structure,
     vocabulary,
 )
@@ -74,6 +75,7 @@ def learn(
     convs += formatting.learn(inp)
     convs += imports_order.learn(inp)
     convs += dependencies.learn(inp)
+    convs += new_libraries.learn(inp, modules)
     convs += layering.learn(inp, modules)
     convs += structure.learn(inp)
     convs += documentation.learn(inp)

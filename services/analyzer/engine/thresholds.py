@@ -88,6 +88,7 @@ DEFAULT_THRESHOLDS = Thresholds(
         "formatting.trailing_whitespace": _bar((0.97, 20), (0.90, 10)),
         "formatting.imports": _bar((0.95, 20), (0.85, 10)),
         "dependencies": _bar((0.90, 3), (0.80, 2)),
+        "dependencies.library.new": _bar((0.95, 20), (0.90, 10)),
         "dependencies.layering": _bar((0.95, 3), (0.85, 2)),
         "dependencies.isolation": _bar((1.01, 1_000_000), (1.0, 8)),  # absence of edges: loose only
         "structure": _bar((0.70, 10), (0.60, 5)),

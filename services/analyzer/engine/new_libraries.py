@@ -1,0 +1,142 @@
+"""Dependencies family, new libraries: a third-party library no other file of the repository uses.
+
+The job table (``libraries.py``) knows which libraries compete for a job; it cannot know every
+library. What the repository itself tells is how often a file brings in a library that no other
+file uses. Counted per language with a leave-one-out view: a file *introduces* a library when it is
+the only file importing it. In a repository where no file or almost none does (every package of
+CPython's standard library, a library proud of having no dependencies), the first ``import dill``
+is a new dependency worth a question; where optional drivers each sit in their own file
+(SQLAlchemy's dialects), the share is lower and the rule stays quiet.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
+from services.analyzer.engine.dependencies import rule_for
+from services.analyzer.engine.findings import WARNING
+from services.analyzer.engine.learning import LearnInput
+from services.analyzer.engine.libraries import JS_LANGUAGES, classify
+from services.source.facts import FileFacts, Import
+
+FAMILY = "dependencies"
+RULE = "dependencies.library.new"
+_MAX_LISTED = 12  # libraries named in a message
+_LANGUAGES = frozenset({"python", *JS_LANGUAGES})
+_NOT_LIBRARIES = frozenset({"__main__"})  # the running program, not a distribution
+
+
+def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
+    """The distribution-level name a third-party import belongs to, or "" for anything else."""
+    if imp.group != "third_party" or imp.is_relative or imp.resolved_path:
+        return ""
+    module = imp.module
+    if language == "python":
+        top = module.split(".", 1)[0]
+        return "" if not top or top in local_tops or top in _NOT_LIBRARIES else top
+    if module.startswith(("node:", ".", "/", "#")) or ":" in module:
+        return ""
+    parts = module.split("/")
+    top = "/".join(parts[:2]) if module.startswith("@") and len(parts) > 1 else parts[0]
+    return "" if top in local_tops else top
+
+
+def local_tops(modules: dict[str, str]) -> frozenset[str]:
+    """Top-level Python packages the repository defines (never a third-party library here)."""
+    return frozenset(m.split(".", 1)[0] for m in modules if m)
+
+
+def file_libraries(f: FileFacts, tops: frozenset[str]) -> dict[str, int]:
+    """library -> first line importing it, for one file."""
+    out: dict[str, int] = {}
+    if f.language not in _LANGUAGES:
+        return out
+    for imp in f.imports:
+        lib = library_of(f.language, imp, tops)
+        if lib:
+            out.setdefault(lib, imp.line)
+    return out
+
+
+def learn(inp: LearnInput, modules: dict[str, str]) -> list[Convention]:
+    tops = local_tops(modules)
+    per_file: dict[str, list[set[str]]] = {}
+    users: dict[str, Counter[str]] = {}
+    for f in inp.files:
+        if f.language not in _LANGUAGES:
+            continue
+        libs = set(file_libraries(f, tops))
+        per_file.setdefault(f.language, []).append(libs)
+        users.setdefault(f.language, Counter()).update(libs)
+    out: list[Convention] = []
+    for language, files in per_file.items():
+        counts = users[language]
+        introducing = sum(1 for libs in files if any(counts[lib] == 1 for lib in libs))
+        known = sorted(counts, key=lambda lib: (-counts[lib], lib))
+        conv = make(
+            FAMILY,
+            RULE,
+            Scope(LANGUAGE, language),
+            "known libraries",
+            len(files) - introducing,
+            len(files),
+            inp.thresholds,
+            language=language,
+            subject="files",
+            predicate="import only libraries that other files of the repository import too",
+            examples=[f"{lib} ({counts[lib]} files)" for lib in known[:5]],
+            params={"libraries": ",".join(known), "library_count": len(known)},
+        )
+        out.append(conv)
+    return out
+
+
+def _known(conv: Convention, fc: FileCheck) -> frozenset[str]:
+    cache: dict[str, frozenset[str]] = fc.index.extra.setdefault(RULE, {})
+    known = cache.get(conv.id)
+    if known is None:
+        known = cache[conv.id] = frozenset(filter(None, str(conv.params.get("libraries", "")).split(",")))
+    return known
+
+
+def _job_rule_covers(fc: FileCheck, library: str) -> bool:
+    """A library the job table places, where the repository has chosen for that job: the
+    job rule's finding ("imports `requests` ... uses `httpx`") says more than this one would."""
+    for job, label in classify(fc.language, library):
+        conv = fc.find(rule_for(job))
+        if conv is not None and conv.choice != label and fc.wants(conv):
+            return True
+    return False
+
+
+def check(fc: FileCheck) -> None:
+    if fc.language not in _LANGUAGES:
+        return
+    conv = fc.find(RULE)
+    if conv is None or not fc.wants(conv):
+        return
+    tops: frozenset[str] | None = fc.index.extra.get("local_tops")
+    if tops is None:
+        tops = fc.index.extra["local_tops"] = local_tops(fc.index.model.modules)
+    known = _known(conv, fc)
+    for library, line in file_libraries(fc.facts, tops).items():
+        if library in known or _job_rule_covers(fc, library):
+            continue
+        listed = sorted(known)[:_MAX_LISTED]
+        uses = (
+            f"it imports {', '.join(f'`{lib}`' for lib in listed)}"
+            + (f" and {len(known) - len(listed)} more" if len(known) > len(listed) else "")
+            if known
+            else "it imports no third-party library at all"
+        )
+        fc.emit(
+            conv,
+            line,
+            f"imports `{library}`, a library no other file of the repository uses ({uses}), "
+            f"but {conv.description}: a new dependency",
+            severity=WARNING,
+            key=library,
+            detail={"library": library, "known_libraries": len(known)},
+        )

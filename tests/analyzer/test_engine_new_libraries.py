@@ -1,0 +1,96 @@
+"""A third-party library no other file uses, judged by how often the repository's files do that."""
+
+from __future__ import annotations
+
+from services.analyzer.engine import CheckPrefs, check, learn
+from services.analyzer.engine.new_libraries import RULE, library_of
+from services.source.facts import FileFacts, Import
+from tests.analyzer.engine_factories import imp, py_file
+
+LOOSE = CheckPrefs(level="loose")
+
+
+def _repo(files: int = 40, *, singletons: int = 0) -> list[FileFacts]:
+    """``files`` modules importing httpx and the stdlib; ``singletons`` of them also bring in a
+    library of their own (an optional driver each)."""
+    out = []
+    for i in range(files):
+        imports = [imp("json", 1), imp("httpx", 2, group="third_party")]
+        if i < singletons:
+            imports.append(imp(f"driver{i}", 3, group="third_party"))
+        out.append(py_file(f"pkg/m{i}.py", imports=imports))
+    return out
+
+
+def _found(model: object, imports: list[Import], prefs: CheckPrefs | None = None) -> list[tuple[int, str]]:
+    facts = py_file("pkg/new.py", imports=imports)
+    found = check(facts, "import x\n" * 5, model, prefs=prefs) if prefs else check(facts, "import x\n" * 5, model)  # type: ignore[arg-type]
+    return [(f.start_line, f.message) for f in found if f.rule == RULE]
+
+
+def test_a_library_no_other_file_uses_is_a_new_dependency() -> None:
+    model = learn(_repo())
+
+    found = _found(model, [imp("httpx", 1, group="third_party"), imp("dill", 2, group="third_party")])
+
+    assert len(found) == 1
+    line, message = found[0]
+    assert line == 2
+    assert "`dill`" in message
+    assert "`httpx`" in message
+    assert "40 of 40 python files (100%)" in message
+
+
+def test_a_stdlib_only_repository_says_so() -> None:
+    files = [py_file(f"lib/m{i}.py", imports=[imp("os", 1)]) for i in range(35)]
+
+    found = _found(learn(files), [imp("plumbum", 1, group="third_party")])
+
+    assert len(found) == 1
+    assert "imports no third-party library at all" in found[0][1]
+
+
+def test_where_files_often_bring_their_own_library_the_rule_is_quiet() -> None:
+    model = learn(_repo(40, singletons=6))  # 34 of 40: 85%
+
+    assert _found(model, [imp("dill", 2, group="third_party")], LOOSE) == []
+
+
+def test_known_libraries_local_packages_and_the_stdlib_are_not_new() -> None:
+    files = [*_repo(), py_file("tools/helper.py")]
+    model = learn(files)
+
+    found = _found(
+        model,
+        [
+            imp("httpx", 1, group="third_party"),
+            imp("os.path", 2),
+            imp("tools.helper", 3, group="third_party"),  # a package of the repository
+            imp(".sibling", 4, group="local"),
+        ],
+        LOOSE,
+    )
+
+    assert found == []
+
+
+def test_a_library_the_job_table_places_gets_the_job_rule_finding_only() -> None:
+    model = learn(_repo())
+    facts = py_file("pkg/new.py", imports=[imp("requests", 2, group="third_party")])
+
+    rules = [f.rule for f in check(facts, "import x\n" * 5, model)]
+
+    assert rules == ["dependencies.library.http_client"]
+
+
+def test_javascript_package_names() -> None:
+    tops = frozenset()
+    for module, lib in [
+        ("lodash/fp", "lodash"),
+        ("@scope/pkg/sub", "@scope/pkg"),
+        ("node:fs", ""),
+        ("./local", ""),
+    ]:
+        relative = module.startswith(".")
+        group = "local" if relative else "third_party"
+        assert library_of("javascript", Import(module, ("",), 1, "", relative, group), tops) == lib
