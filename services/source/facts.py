@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import msgspec
 
-FACTS_SCHEMA_VERSION = 1
+FACTS_SCHEMA_VERSION = 2  # 2: print calls in a `__main__` block say "main"
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

@@ -301,12 +301,40 @@ def _logger_style(ctx: Ctx) -> str:
     return "logging.getLogger" if "logging" in modules else ""
 
 
+def _main_blocks(ctx: Ctx) -> list[tuple[int, int]]:
+    """Row ranges of module-level ``if __name__ == "__main__":`` blocks (a program's own output)."""
+    out = []
+    for node in ctx.root.named_children:
+        if node.type == "if_statement":
+            condition = ctx.text(node.child_by_field_name("condition"))
+            if "__name__" in condition and "__main__" in condition:
+                out.append((node.start_point.row, node.end_point.row))
+    return out
+
+
+def _print_rebound(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> bool:
+    """``print`` imported (outside a ``__main__`` block) or defined at module level, as in
+    ``from rich import print``: calls to it are not the builtin's."""
+    for imp in ctx.imports:
+        row = imp.line - 1
+        if "print" in imp.names and not any(start <= row <= end for start, end in main_blocks):
+            return True
+    return any(s.name == "print" and not s.parent and s.kind == "function" for s in ctx.symbols)
+
+
 def _calls(ctx: Ctx) -> None:
+    main_blocks: list[tuple[int, int]] | None = None
     for _, node in ctx.sites(_PRINT, 1):
         parent = node.parent
         is_call = parent is not None and parent.type == "call" and parent.start_byte == node.start_byte
         if is_call and node.type == "identifier" and node.end_byte - node.start_byte == 5:
-            ctx.statement("print_call", node.start_point.row, "print")
+            if main_blocks is None:
+                main_blocks = _main_blocks(ctx)
+                if _print_rebound(ctx, main_blocks):
+                    break
+            row = node.start_point.row
+            detail = "main" if any(start <= row <= end for start, end in main_blocks) else "print"
+            ctx.statement("print_call", node.start_point.row, detail)
     style: str | None = None
     for _, node in ctx.sites(_LOG_CALL, 1):
         attribute = node.parent

@@ -168,6 +168,18 @@ def test_logger_styles() -> None:
     assert statements(loguru) == [("logging_call", 2, "loguru"), ("fstring_log", 2, "loguru")]
 
 
+def test_prints_of_a_main_block_and_of_a_rebound_print() -> None:
+    source = "def f():\n    print(1)\n\nif __name__ == '__main__':\n    print(2)\n    f()\n"
+    assert statements(facts_of("m.py", source)) == [("print_call", 2, "print"), ("print_call", 5, "main")]
+    rich = facts_of("m.py", "from rich import print\n\ndef f():\n    print('[b]x[/b]')\n")
+    assert statements(rich) == []
+    own = facts_of("m.py", "def print(*objects):\n    pass\n\ndef f():\n    print(1)\n")
+    assert statements(own) == []
+    demo_source = "def f():\n    print(1)\n\nif __name__ == '__main__':\n    from rich import print\n    print(2)\n"
+    demo = facts_of("m.py", demo_source)
+    assert statements(demo) == [("print_call", 2, "print"), ("print_call", 6, "main")]
+
+
 def test_all_makes_unlisted_names_internal() -> None:
     facts = facts_of("m.py", "__all__ = ['api']\n\ndef api(): pass\n\ndef other(): pass\n\nX = 1\n")
     assert symbol(facts, "api").visibility == "public"

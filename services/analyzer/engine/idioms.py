@@ -36,23 +36,14 @@ def is_script(path: str) -> bool:
     return posixpath.basename(path) in _SCRIPT_FILES or bool(_SCRIPT_DIRS & set(parts[:-1]))
 
 
-def _main_guard_line(text: str) -> int:
-    """Line of a module-level ``if __name__ == "__main__":`` (0 when absent)."""
-    at = text.find("if __name__ ==")
-    while at != -1 and at > 0 and text[at - 1] != "\n":
-        at = text.find("if __name__ ==", at + 1)
-    return text.count("\n", 0, at) + 1 if at != -1 else 0
-
-
-def occurrences(f: FileFacts, kind: str, main_guard: int = 0) -> list[int]:
+def occurrences(f: FileFacts, kind: str) -> list[int]:
+    # The extractor marks prints of a module-level ``if __name__ == "__main__":`` block "main".
     lines = [s.line for s in f.statements if s.kind == kind and s.detail != "main"]
     if kind != "print_call" or not lines:
         return lines
     symbols = sorted(f.symbols, key=lambda s: (s.start_line, -s.end_line))
     out = []
     for line in lines:
-        if main_guard and line > main_guard:
-            continue
         qual = enclosing(symbols, line)
         if qual.rsplit(".", 1)[-1] in _SCRIPT_FUNCS or qual.split(".", 1)[0] in _SCRIPT_FUNCS:
             continue
@@ -119,14 +110,11 @@ def learn(inp: LearnInput) -> list[Convention]:
 
 
 def check(fc: FileCheck) -> None:
-    guard = -1
     for kind, (rule, what) in AVOIDED.items():
         conv = fc.find(rule)
         if conv is None or conv.choice != "never" or not fc.wants(conv) or not _eligible(fc.facts, kind):
             continue
-        if kind == "print_call" and guard < 0:
-            guard = _main_guard_line(fc.text)
-        for line in occurrences(fc.facts, kind, max(guard, 0)):
+        for line in occurrences(fc.facts, kind):
             fix = _FIXES.get(kind)
             text = fc.lines[line - 1] if 0 < line <= len(fc.lines) else ""
             suggestion = text.replace(fix[0], fix[1], 1) if fix and fix[0] in text else None
