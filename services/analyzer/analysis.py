@@ -255,6 +255,9 @@ async def review_changeset(deps: Deps, req: analyzer_pb2.ReviewChangesetRequest)
         diffs = parse_unified_diff(req.diff)
         if not diffs:
             raise ServiceError("validation_failed", "the diff names no file", {"field": "diff"})
+        for d in diffs:
+            d.path = clean_path(d.path, "diff")
+            d.old_path = clean_path(d.old_path, "diff") if d.old_path else ""
         targets = list(await asyncio.gather(*(_patched(deps, entry, d) for d in diffs)))
     elif req.file_paths:
         paths = list(dict.fromkeys(clean_path(p, "file_paths") for p in req.file_paths))

@@ -248,6 +248,25 @@ async def test_changeset_from_a_client_diff(harness: Harness) -> None:
     assert found(result) == PLANTED_RULES | {("structure.tests.coverage", 0)}
 
 
+@pytest.mark.parametrize(
+    "diff",
+    [
+        "diff --git a/../secret.py b/../secret.py\nnew file mode 100644\n--- /dev/null\n+++ b/../secret.py\n"
+        "@@ -0,0 +1 @@\n+x = 1\n",
+        "--- a/app/x.py\n+++ b/app/../../x.py\n@@ -1 +1 @@\n-a\n+b\n",
+        "not a diff at all\n",
+    ],
+)
+async def test_a_client_diff_naming_a_path_outside_the_repository_or_nothing_is_refused(
+    harness: Harness, diff: str
+) -> None:
+    request = analyzer_pb2.ReviewChangesetRequest(repo="r-alice", diff=diff)
+    with pytest.raises(ServiceError) as err:
+        await call(harness.stub.ReviewChangeset, request, principal=ALICE)
+    assert err.value.code == "validation_failed"
+    assert err.value.details["field"] == "diff"
+
+
 async def test_changeset_from_staged_changes_and_no_files(harness: Harness) -> None:
     repo = harness.indexer.repos["r-alice"]
     with pytest.raises(ServiceError) as err:
