@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.analyzer.engine import CheckPrefs, check, learn
-from services.analyzer.engine.new_libraries import RULE, library_of
+from services.analyzer.engine.new_libraries import RULE, library_of, local_tops
 from services.source.facts import FileFacts, Import
 from tests.analyzer.engine_factories import imp, py_file
 
@@ -94,3 +94,11 @@ def test_javascript_package_names() -> None:
         relative = module.startswith(".")
         group = "local" if relative else "third_party"
         assert library_of("javascript", Import(module, ("",), 1, "", relative, group), tops) == lib
+
+
+def test_a_javascript_import_of_a_directory_of_the_repository_is_not_a_library() -> None:
+    tops = local_tops({"src/components/Button": "src/components/Button.tsx", "pkg.mod": "pkg/mod.py"})
+
+    assert tops == {"src", "components", "pkg"}
+    alias = Import("components/Card", ("",), 1, "", False, "third_party")
+    assert library_of("typescript", alias, tops) == ""

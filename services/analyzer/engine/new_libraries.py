@@ -44,8 +44,17 @@ def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
 
 
 def local_tops(modules: dict[str, str]) -> frozenset[str]:
-    """Top-level Python packages the repository defines (never a third-party library here)."""
-    return frozenset(m.split(".", 1)[0] for m in modules if m)
+    """Names an import can start with and still mean the repository's own code: its top-level
+    Python packages, and every directory holding JavaScript/TypeScript modules (``baseUrl`` and
+    path-alias imports such as ``components/Button`` look like package names)."""
+    out: set[str] = set()
+    for name, path in modules.items():
+        if path.endswith(".py"):
+            out.add(name.split(".", 1)[0])
+        else:
+            out.update(path.split("/")[:-1])
+    out.discard("")
+    return frozenset(out)
 
 
 def file_libraries(f: FileFacts, tops: frozenset[str]) -> dict[str, int]:
