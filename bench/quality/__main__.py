@@ -95,6 +95,12 @@ def report(results: list[RepoResult], seconds: float, verbose: bool) -> None:
                 if inj.kind != "control-untested" and not any(o.detects for o in hits):
                     got = ", ".join(f"{o.rule}/{o.level}/{o.share:.2f}/{o.count}" for o in inj.findings) or "nothing"
                     print(f"    {r.name} {inj.kind} {inj.where} -> {got}")
+        print("\nsuggestion misses (strict detections that do not restore the original name):")
+        for r in results:
+            for inj in r.injections:
+                hits = [o for o in inj.findings if o.level == "strict" and o.detects]
+                if inj.renamed and hits and not any(o.restores for o in hits):
+                    print(f"    {r.name} {inj.kind} {inj.where} -> {', '.join(o.suggestion for o in hits)}")
 
 
 def main(argv: list[str] | None = None) -> int:

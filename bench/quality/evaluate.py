@@ -54,6 +54,7 @@ class Obs:
     correct: bool = False  # lies on a line the injection touched
     detects: bool = False  # and comes from the expected rule
     restores: bool = False  # and suggests the original identifier
+    suggestion: str = ""
 
 
 @dataclass
@@ -90,6 +91,7 @@ def _obs(f: Finding, inj: Injection | None = None) -> Obs:
         ev.count if ev else 0,
         ev.support if ev else 0,
         f.level,
+        suggestion=f.suggestion or "",
     )
     if inj is not None:
         o.correct = bool(inj.lines & set(range(f.start_line, f.end_line + 1)))

@@ -99,8 +99,21 @@ def split_words(name: str) -> list[str]:
     return list(words(name))
 
 
-def render(parts: list[str] | tuple[str, ...], style: str) -> str:
-    """Join words in ``style``; the inverse of :func:`split_words` up to acronym case."""
+def raw_words(name: str) -> list[str]:
+    """Words of an identifier as written: ``HTTPServer`` -> ``["HTTP", "Server"]``."""
+    out: list[str] = []
+    for part in _SEPARATORS.split(name):
+        out.extend(_WORD.findall(part))
+    return out
+
+
+def _title(word: str, acronyms: frozenset[str]) -> str:
+    return word.upper() if word in acronyms else word[:1].upper() + word[1:]
+
+
+def render(parts: list[str] | tuple[str, ...], style: str, acronyms: frozenset[str] = frozenset()) -> str:
+    """Join words in ``style``; the inverse of :func:`split_words` up to acronym case, which
+    ``acronyms`` (lowercase words a repository writes all in capitals: ``http``) restores."""
     low = [p.lower() for p in parts if p]
     if not low:
         return ""
@@ -109,9 +122,9 @@ def render(parts: list[str] | tuple[str, ...], style: str) -> str:
     if style == FLAT:
         return "".join(low)
     if style == CAMEL:
-        return low[0] + "".join(p[:1].upper() + p[1:] for p in low[1:])
+        return low[0] + "".join(_title(p, acronyms) for p in low[1:])
     if style == PASCAL:
-        return "".join(p[:1].upper() + p[1:] for p in low)
+        return "".join(_title(p, acronyms) for p in low)
     if style in (UPPER, UPPER_FLAT):
         return "_".join(p.upper() for p in low)
     if style == KEBAB:
@@ -119,15 +132,15 @@ def render(parts: list[str] | tuple[str, ...], style: str) -> str:
     return "_".join(low)
 
 
-def convert(name: str, style: str) -> str:
+def convert(name: str, style: str, acronyms: frozenset[str] = frozenset()) -> str:
     """``name`` rendered in ``style``, keeping its leading/trailing underscores."""
     lead, core, trail = _strip(name)
     if not core:
         return name
-    return lead + render(words(core), style) + trail
+    return lead + render(words(core), style, acronyms) + trail
 
 
-def replace_word(name: str, index: int, replacement: str) -> str:
+def replace_word(name: str, index: int, replacement: str, acronyms: frozenset[str] = frozenset()) -> str:
     """``name`` with its ``index``-th word replaced, keeping the name's own style."""
     lead, core, trail = _strip(name)
     parts = list(words(core))
@@ -141,4 +154,4 @@ def replace_word(name: str, index: int, replacement: str) -> str:
         return lead + "".join(p.upper() for p in parts) + trail
     if style not in DEFINITE_STYLES:
         style = SNAKE
-    return lead + render(parts, style) + trail
+    return lead + render(parts, style, acronyms) + trail

@@ -86,3 +86,25 @@ def test_directory_conventions_cite_examples_from_their_own_directory() -> None:
     for directory, prefix in (("core", "core_step_"), ("web", "webHandler"), ("lib", "lib_step_")):
         assert by_dir[directory].examples
         assert all(name.startswith(prefix) for name in by_dir[directory].examples), by_dir[directory]
+
+
+def test_render_spells_a_repositorys_acronyms_in_capitals() -> None:
+    acronyms = frozenset({"http", "url"})
+    assert convert("http_server", "PascalCase", acronyms) == "HTTPServer"
+    assert convert("parse_url_now", "camelCase", acronyms) == "parseURLNow"
+    assert convert("http_server", "camelCase", acronyms) == "httpServer"  # a camelCase name starts lower
+    assert replace_word("getHttpUrl", 2, "url", acronyms) == "getHTTPURL"
+
+
+def test_suggestions_follow_the_acronyms_the_repository_writes() -> None:
+    from services.analyzer.engine import check, learn
+    from tests.analyzer.engine_factories import py_file
+
+    classes = ["HTTPClient", "HTTPError", "URLParser", "BaseURL", "Url"]  # URL twice in capitals, once not
+    files = [py_file(f"app/m{i}.py", classes=[(f"{name}{i}", 1) for name in classes]) for i in range(8)]
+    model = learn(files)
+    assert set(model.acronyms) >= {"http", "url"}
+
+    found = check(py_file("app/new.py", classes=[("http_url_reader", 1)]), "x = 1\n", model)
+
+    assert [f.suggestion for f in found if f.rule == "naming.case.class"] == ["HTTPURLReader"]

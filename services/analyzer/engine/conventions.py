@@ -81,6 +81,7 @@ class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
     vocabulary: dict[str, int] = {}  # word -> distinct names using it
     modules: dict[str, str] = {}  # dotted module -> path, to resolve imports of a file under review
     domains: dict[str, str] = {}  # directory -> domain
+    acronyms: tuple[str, ...] = ()  # words written all in capitals inside camel/Pascal names: "http"
     config: RepoConfig = msgspec.field(default_factory=RepoConfig)
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     schema: int = MODEL_SCHEMA_VERSION

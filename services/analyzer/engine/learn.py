@@ -90,6 +90,7 @@ def learn(
         vocabulary=vocab,
         modules=modules,
         domains=_directory_domains(dom_map),
+        acronyms=naming_case.learn_acronyms(inp),
         config=cfg,
         thresholds=th,
     )

@@ -12,6 +12,7 @@ from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts
 from services.source.naming import (
+    CAMEL,
     DEFINITE_STYLES,
     DUNDER,
     MIXED,
@@ -22,6 +23,7 @@ from services.source.naming import (
     case_style,
     compatible,
     convert,
+    raw_words,
 )
 
 FAMILY = "naming"
@@ -182,7 +184,40 @@ def learn(inp: LearnInput) -> list[Convention]:
     return out
 
 
+def learn_acronyms(inp: LearnInput) -> tuple[str, ...]:
+    """Words the repository writes all in capitals inside camelCase and PascalCase names
+    (``HTTPTransport``, ``parseURL``) more often than capitalized (``HttpTransport``), in at least
+    two distinct names: a suggested rename spells them the same way."""
+    upper: Counter[str] = Counter()
+    title: Counter[str] = Counter()
+    seen: set[str] = set()
+    for f in inp.files:
+        for ident in f.identifiers:
+            name = ident.name
+            if name in seen:
+                continue
+            seen.add(name)
+            if case_style(name) not in (CAMEL, PASCAL):
+                continue
+            for word in raw_words(name):
+                if len(word) < 2 or not word[0].isalpha():
+                    continue
+                if word.isupper():
+                    upper[word.lower()] += 1
+                elif word[0].isupper():
+                    title[word.lower()] += 1
+    return tuple(sorted(w for w, n in upper.items() if n >= 2 and n > title[w]))
+
+
+def acronyms_of(fc: FileCheck) -> frozenset[str]:
+    cached: frozenset[str] | None = fc.index.extra.get("acronyms")
+    if cached is None:
+        cached = fc.index.extra["acronyms"] = frozenset(fc.index.model.acronyms)
+    return cached
+
+
 def check(fc: FileCheck) -> None:
+    acronyms = acronyms_of(fc)
     convs: dict[str, Convention | None] = {}
     first_line: dict[tuple[str, str], int] = {}
     for ident in fc.facts.identifiers:
@@ -200,7 +235,7 @@ def check(fc: FileCheck) -> None:
         style = _judged(name, role)
         if style is None or compatible(style, conv.choice):
             continue
-        fixed = convert(name, conv.choice)
+        fixed = convert(name, conv.choice, acronyms)
         label = role.replace("_", " ")
         fc.emit(
             conv,
@@ -217,7 +252,7 @@ def check(fc: FileCheck) -> None:
         style = _judged(stem)
         if fc.wants(conv) and style is not None and conv is not None and not compatible(style, conv.choice):
             base = posixpath.basename(fc.path)
-            fixed = convert(stem, conv.choice) + base[len(stem) :]
+            fixed = convert(stem, conv.choice, acronyms) + base[len(stem) :]
             fc.emit(
                 conv,
                 1,

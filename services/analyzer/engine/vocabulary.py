@@ -33,6 +33,7 @@ from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import REPOSITORY, Convention, Scope, make
 from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learning import LearnInput
+from services.analyzer.engine.naming_case import acronyms_of
 from services.analyzer.engine.thresholds import LOOSE, OFF, STRICT, Thresholds
 from services.source.naming import replace_word, words
 
@@ -242,7 +243,7 @@ def check(fc: FileCheck) -> None:
                 best = tokens[token] = _judge(token, vocab, memo, model.thresholds)
             if best is None or not fc.wants(best):
                 continue
-            fixed = replace_word(name, i, best.choice)
+            fixed = replace_word(name, i, best.choice, acronyms_of(fc))
             fc.emit(
                 best,
                 ident.line,
