@@ -79,6 +79,7 @@ def extract(ctx: Ctx, module: str) -> None:
             ctx.statement("assert", node.start_point.row)
     ctx.count_quotes(caps.get("string", ()), _STRING_PREFIX)
     _calls(ctx)
+    _typing_directives(ctx)
     _module_symbol(ctx, module)
 
 
@@ -299,6 +300,26 @@ def _logger_style(ctx: Ctx) -> str:
         if style in modules:
             return style
     return "logging.getLogger" if "logging" in modules else ""
+
+
+# A module that tells the type checker not to hold it to annotations: mypy's inline configuration
+# (``# mypy: ignore-errors``, ``# mypy: allow-untyped-defs``), pyre's whole-file ignore, or a
+# ``# type: ignore`` comment alone on a line before any code (PEP 484: the whole module).
+_TYPING_OFF = re.compile(
+    rb"^#\s*(?:mypy:[^\n]*\b(?:ignore-errors|allow-untyped-defs)\b|pyre-ignore-all-errors\b)", re.MULTILINE
+)
+_MODULE_TYPE_IGNORE = re.compile(
+    rb"\A(?:[ \t]*(?:#[^\n]*)?\n)*?[ \t]*#\s*type:\s*ignore\s*(?:\[[^\]\n]*\])?[ \t]*$", re.MULTILINE
+)
+
+
+def _typing_directives(ctx: Ctx) -> None:
+    match = _TYPING_OFF.search(ctx.data) or _MODULE_TYPE_IGNORE.match(ctx.data)
+    if match is not None:
+        start = ctx.data.rfind(b"\n", 0, match.end()) + 1
+        end = ctx.data.find(b"\n", match.end())
+        line = ctx.data[start : end if end != -1 else len(ctx.data)]
+        ctx.statement("typing_off", ctx.data.count(b"\n", 0, start), line.decode("utf-8", "replace").strip()[:80])
 
 
 def _main_blocks(ctx: Ctx) -> list[tuple[int, int]]:

@@ -227,3 +227,22 @@ def test_javascript_relative_imports_resolve_without_the_indexer() -> None:
         "dependencies.layering@domain:lib/core#lib/core->lib/adapters"
     ]
     assert [f.rule for f in check(upward, "x\n", model) if f.family == "dependencies"] == ["dependencies.layering"]
+
+
+def test_a_module_that_turns_type_checking_off_neither_teaches_nor_breaks_annotations() -> None:
+    from services.source.facts import Statement
+
+    off = (Statement("typing_off", 1, "# mypy: ignore-errors"),)
+    files = [py_file(f"app/m{i}.py", functions=[(f"f{i}", 10), (f"g{i}", 20)]) for i in range(20)]
+    files += [py_file(f"app/old{i}.py", functions=[(f"h{i}", 10)], annotated=False, statements=off) for i in range(8)]
+    model = learn(files)
+    conv = next(c for c in model.conventions if c.rule == "typing.annotations.function")
+    assert (conv.support, conv.count) == (40, 40)  # the 8 opted-out functions are not counted
+
+    exempt = py_file("app/new.py", functions=[("k", 10)], annotated=False, statements=off)
+    plain = py_file("app/new2.py", functions=[("k", 10)], annotated=False)
+
+    assert [f.rule for f in check(exempt, "x = 1\n" * 20, model) if f.rule.startswith("typing")] == []
+    assert [f.rule for f in check(plain, "x = 1\n" * 20, model) if f.rule.startswith("typing")] == [
+        "typing.annotations.function"
+    ]

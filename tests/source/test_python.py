@@ -180,6 +180,16 @@ def test_prints_of_a_main_block_and_of_a_rebound_print() -> None:
     assert statements(demo) == [("print_call", 2, "print"), ("print_call", 6, "main")]
 
 
+def test_a_module_that_turns_type_checking_off_says_so() -> None:
+    mypy = facts_of("m.py", "# Copyright\n# mypy: allow-untyped-defs, allow-untyped-calls\n\ndef f(x):\n    return x\n")
+    assert statements(mypy) == [("typing_off", 2, "# mypy: allow-untyped-defs, allow-untyped-calls")]
+    pep484 = facts_of("m.py", "#!/usr/bin/env python\n# type: ignore\nimport os\n")
+    assert statements(pep484) == [("typing_off", 2, "# type: ignore")]
+    # A type: ignore after code is about that line only; other mypy options say nothing of annotations.
+    line_only = facts_of("m.py", "import os\n# type: ignore\nx = 1  # type: ignore\n# mypy: warn-unreachable\n")
+    assert statements(line_only) == []
+
+
 def test_all_makes_unlisted_names_internal() -> None:
     facts = facts_of("m.py", "__all__ = ['api']\n\ndef api(): pass\n\ndef other(): pass\n\nX = 1\n")
     assert symbol(facts, "api").visibility == "public"

@@ -85,14 +85,22 @@ def _build(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
     return build
 
 
+def typing_off(f: FileFacts) -> bool:
+    """The file tells the type checker not to hold it to annotations (``# mypy: ignore-errors``,
+    ``allow-untyped-defs``, a module-level ``# type: ignore``): its functions neither teach the
+    annotation convention nor break it."""
+    return any(s.kind == "typing_off" for s in f.statements)
+
+
 def learn(inp: LearnInput) -> list[Convention]:
     docs = {k: Tally() for k in KINDS}
     types = {k: Tally() for k in TYPED_KINDS}
     for f in inp.files:
         dom = inp.domains.get(f.path, "")
+        typed = not typing_off(f)
         for s in public_symbols(f):
             docs[s.kind].add(f.language, f.path, dom, "documented" if s.has_docstring else "undocumented")
-            if s.kind in types:
+            if typed and s.kind in types:
                 types[s.kind].add(f.language, f.path, dom, "annotated" if s.has_annotations else "unannotated")
     out: list[Convention] = []
     for kind, tally in docs.items():
@@ -111,6 +119,7 @@ def check(fc: FileCheck) -> None:
     if not symbols:
         return
     convs: dict[str, Convention | None] = {}
+    typed_file = not typing_off(fc.facts)
 
     def conv_for(rule: str) -> Convention | None:
         if rule not in convs:
@@ -125,7 +134,7 @@ def check(fc: FileCheck) -> None:
         doc = conv_for(doc_rule(s.kind))
         if doc is not None and doc.choice == "documented" and not s.has_docstring:
             fc.emit(doc, s.start_line, f"{label} has no docstring, but {doc.description}", severity=INFO, key=s.name)
-        typed = conv_for(type_rule(s.kind)) if s.kind in TYPED_KINDS else None
+        typed = conv_for(type_rule(s.kind)) if typed_file and s.kind in TYPED_KINDS else None
         if typed is not None and typed.choice == "annotated" and not s.has_annotations:
             fc.emit(
                 typed,
