@@ -98,6 +98,10 @@ def file_stem(path: str) -> str:
     return base.split(".", 1)[0] if not base.startswith(".") else ""
 
 
+# A file breaking a naming convention this often, for at least half its names of that kind, gets
+# one finding for the habit instead of one per name.
+_FILE_HABIT_MIN = 3
+
 # Names kept per (language, style) to pick a convention's examples from its own scope.
 _EXAMPLE_POOL = 400
 
@@ -225,6 +229,8 @@ def check(fc: FileCheck) -> None:
         if key in first_line or not fc.touches(ident.line, ident.line):
             continue
         first_line[key] = ident.line
+    found: dict[str, list[tuple[int, str, str]]] = {}  # role -> (line, name, style) breaking it
+    judged: Counter[str] = Counter()  # role -> names of that role this file chooses
     for (role, name), line in first_line.items():
         if role not in convs:
             conv = fc.find(rule_for(role)) if role in ROLES else None
@@ -233,19 +239,32 @@ def check(fc: FileCheck) -> None:
         if conv is None:
             continue
         style = _judged(name, role)
-        if style is None or compatible(style, conv.choice):
+        if style is None:
             continue
-        fixed = convert(name, conv.choice, acronyms)
+        judged[role] += 1
+        if not compatible(style, conv.choice):
+            found.setdefault(role, []).append((line, name, style))
+    for role, breaks in found.items():
+        conv = convs[role]
+        assert conv is not None
         label = role.replace("_", " ")
-        fc.emit(
-            conv,
-            line,
-            f"{label} `{name}` is {style}, but {conv.description}; rename to `{fixed}`",
-            severity=WARNING,
-            suggestion=fixed,
-            key=name,
-            detail={"name": name, "style": style},
-        )
+        # A file that keeps a style of its own for a kind of name (a legacy API, names mirroring
+        # a foreign one) gets one finding saying so, not one per name.
+        habit = len(breaks) >= _FILE_HABIT_MIN and len(breaks) * 2 >= judged[role]
+        for line, name, style in breaks[:1] if habit else breaks:
+            fixed = convert(name, conv.choice, acronyms)
+            message = f"{label} `{name}` is {style}, but {conv.description}; rename to `{fixed}`"
+            if habit:
+                message += f" (this file names {len(breaks)} of {judged[role]} {_PLURAL.get(role, role + 's')} so)"
+            fc.emit(
+                conv,
+                line,
+                message,
+                severity=WARNING,
+                suggestion=fixed,
+                key=name,
+                detail={"name": name, "style": style, **({"file_names": len(breaks)} if habit else {})},
+            )
     stem = file_stem(fc.path)
     if stem:
         conv = fc.find(rule_for(FILE_ROLE))
