@@ -156,3 +156,12 @@ def test_a_short_form_the_repository_writes_is_not_flagged_strictly() -> None:
     model = learn(files)
 
     assert _vocab(model, "tgt_path") == []
+
+
+def test_a_short_form_that_avoids_a_keyword_or_builtin_is_not_flagged() -> None:
+    model = learn(_repo(["return_value", "format_spec", "range_start", "message_text"]))
+
+    assert _vocab(model, "ret", prefs=LOOSE) == []  # `return` is a keyword
+    assert _vocab(model, "fmt", prefs=LOOSE) == []  # `format` a builtin
+    assert _vocab(model, "ret_value") == [("return_value", "strict")]  # fine inside a longer name
+    assert _vocab(model, "msg") == [("message", "strict")]

@@ -9,6 +9,9 @@ says ``str`` because the type is called that, not for lack of a preferred term.
 
 from __future__ import annotations
 
+import builtins
+import keyword
+
 ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "address": ("addr",),
     "allocate": ("alloc",),
@@ -265,3 +268,22 @@ def drops_letters(short: str, word: str) -> bool:
         return True
     sk = skeleton(word)
     return len(sk) >= 5 and 2 * n > len(sk)
+
+
+# Names a rename must not produce: a language's keywords and the builtins a name would shadow.
+# Short forms are often chosen to avoid exactly these (``fmt`` for format, ``rng`` for range,
+# ``ret`` for return), so such a short form is no deviation.
+_JS_RESERVED = """
+    break case catch class const continue debugger default delete do else export extends finally for
+    function if import in instanceof new return super switch this throw try typeof var void while with
+    yield let static enum await implements package protected interface private public null true false
+    undefined arguments eval Array Object String Number Boolean Symbol Map Set Promise Error JSON Math
+    Date RegExp console
+"""
+RESERVED: dict[str, frozenset[str]] = {
+    "python": frozenset(keyword.kwlist) | frozenset(keyword.softkwlist) | frozenset(dir(builtins)),
+    "javascript": frozenset(_JS_RESERVED.split()),
+    "typescript": frozenset(_JS_RESERVED.split()) | {"type", "namespace", "declare", "readonly", "keyof"},
+}
+RESERVED["tsx"] = RESERVED["typescript"]
+RESERVED["jsx"] = RESERVED["javascript"]

@@ -22,6 +22,7 @@ from services.analyzer.engine.abbreviations import (
     ABBREVIATIONS,
     COMMON_WORDS,
     EXPANSIONS,
+    RESERVED,
     drops_letters,
     plural,
     prefix_of,
@@ -244,6 +245,8 @@ def check(fc: FileCheck) -> None:
             if best is None or not fc.wants(best):
                 continue
             fixed = replace_word(name, i, best.choice, acronyms_of(fc))
+            if fixed in RESERVED.get(fc.language, ()):
+                continue  # `ret` for return, `fmt` for format: the short form avoids a clash
             fc.emit(
                 best,
                 ident.line,
