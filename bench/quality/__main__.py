@@ -95,6 +95,12 @@ def report(results: list[RepoResult], seconds: float, verbose: bool) -> None:
                 if inj.kind != "control-untested" and not any(o.detects for o in hits):
                     got = ", ".join(f"{o.rule}/{o.level}/{o.share:.2f}/{o.count}" for o in inj.findings) or "nothing"
                     print(f"    {r.name} {inj.kind} {inj.where} -> {got}")
+        print("\nwrong strict findings (caused by an injection, not on a line it touched):")
+        for r in results:
+            for inj in r.injections:
+                for o in inj.findings:
+                    if o.level == "strict" and not o.correct:
+                        print(f"    {r.name} {inj.kind} {inj.where} -> {o.text}")
         print("\nsuggestion misses (strict detections that do not restore the original name):")
         for r in results:
             for inj in r.injections:

@@ -55,6 +55,7 @@ class Obs:
     detects: bool = False  # and comes from the expected rule
     restores: bool = False  # and suggests the original identifier
     suggestion: str = ""
+    text: str = ""  # where and what, for --verbose
 
 
 @dataclass
@@ -92,6 +93,7 @@ def _obs(f: Finding, inj: Injection | None = None) -> Obs:
         ev.support if ev else 0,
         f.level,
         suggestion=f.suggestion or "",
+        text=f"{f.path}:{f.start_line} {f.rule}: {f.message[:140]}",
     )
     if inj is not None:
         o.correct = bool(inj.lines & set(range(f.start_line, f.end_line + 1)))

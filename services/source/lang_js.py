@@ -221,7 +221,7 @@ def _declaration(file: _File, node: Node) -> None:
         if name_node.type != "identifier":  # destructuring: const { a, b } = obj
             for item in name_node.named_children:
                 if item.type in ("identifier", "shorthand_property_identifier_pattern"):
-                    ctx.ident(ctx.text(item), "variable", row, scope)
+                    ctx.ident(ctx.text(item), "variable", item.start_point.row, scope)  # its own line
             continue
         name = ctx.text(name_node)
         is_function = value is not None and value.type in _FUNCTIONS

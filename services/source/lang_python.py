@@ -212,7 +212,8 @@ def _assignment(file: _File, node: Node) -> None:
     if owner_node is not None and owner_node.type != "class_definition":
         scope = owner_node.start_byte
         for target in _targets(left):
-            ctx.ident(ctx.text(target), "variable", row, scope)  # locals: the common case, kept lean
+            # The target's own line: in a multi-line unpacking it is not the statement's first.
+            ctx.ident(ctx.text(target), "variable", target.start_point.row, scope)  # locals: kept lean
         return
     annotation = node.child_by_field_name("type")
     final = annotation is not None and ctx.text(annotation).startswith(("Final", "typing.Final"))
@@ -220,9 +221,10 @@ def _assignment(file: _File, node: Node) -> None:
         name = ctx.text(target)
         if name.startswith("__") and name.endswith("__"):
             continue  # __all__, __slots__, __version__: dictated, not chosen
+        at = target.start_point.row
         if owner_node is None:
             kind = "constant" if final or UPPER_CASE.match(name) else "variable"
-            ctx.ident(name, kind, row)
+            ctx.ident(name, kind, at)
             ctx.symbol(
                 kind,
                 name,
@@ -233,7 +235,7 @@ def _assignment(file: _File, node: Node) -> None:
             )
         else:
             if final or UPPER_CASE.match(name):
-                ctx.ident(name, "constant", row, owner_node.start_byte)
+                ctx.ident(name, "constant", at, owner_node.start_byte)
                 ctx.symbol(
                     "constant",
                     name,
@@ -243,7 +245,7 @@ def _assignment(file: _File, node: Node) -> None:
                     parent=file.owner_name(owner),
                 )
             else:
-                ctx.ident(name, "field", row, owner_node.start_byte)
+                ctx.ident(name, "field", at, owner_node.start_byte)
 
 
 def _group(ctx: Ctx, module: str) -> str:

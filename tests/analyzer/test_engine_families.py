@@ -246,3 +246,16 @@ def test_a_module_that_turns_type_checking_off_neither_teaches_nor_breaks_annota
     assert [f.rule for f in check(plain, "x = 1\n" * 20, model) if f.rule.startswith("typing")] == [
         "typing.annotations.function"
     ]
+
+
+def test_a_decorated_definition_is_reported_on_the_line_that_names_it() -> None:
+    from services.source.extract import extract
+
+    source = 'class A:\n    """A."""\n\n    @property\n    def size(self) -> int:\n        return 1\n'
+    documented = 'class B:\n    """B."""\n\n    def one(self) -> int:\n        """One."""\n        return 1\n'
+    model = learn([extract(f"app/m{i}.py", documented.replace("B", f"B{i}").encode()) for i in range(25)])
+    facts = extract("app/new.py", source.encode())
+
+    found = [f for f in check(facts, source, model, changed_lines={5}) if f.rule.startswith("documentation")]
+
+    assert [(f.rule, f.start_line) for f in found] == [("documentation.docstring.method", 5)]

@@ -171,3 +171,11 @@ def test_tsx_and_jest_files() -> None:
     assert symbol(facts, "Wrapper").has_annotations
     # JSX attribute values do not count as the code's quote style
     assert _quotes(facts) == (4, 0)
+
+
+def test_destructured_names_sit_on_their_own_lines() -> None:
+    facts = facts_of("a.js", "function f(config) {\n  let {\n    url,\n    onUploadProgress,\n  } = config;\n}\n")
+    assert [(i.name, i.line) for i in facts.identifiers if i.role == "variable"] == [
+        ("url", 3),
+        ("onUploadProgress", 4),
+    ]

@@ -190,6 +190,11 @@ def test_a_module_that_turns_type_checking_off_says_so() -> None:
     assert statements(line_only) == []
 
 
+def test_unpacked_names_sit_on_their_own_lines() -> None:
+    facts = facts_of("m.py", "def f():\n    (\n        first,\n        second,\n    ) = g()\n")
+    assert [(i.name, i.line) for i in facts.identifiers if i.role == "variable"] == [("first", 3), ("second", 4)]
+
+
 def test_all_makes_unlisted_names_internal() -> None:
     facts = facts_of("m.py", "__all__ = ['api']\n\ndef api(): pass\n\ndef other(): pass\n\nX = 1\n")
     assert symbol(facts, "api").visibility == "public"

@@ -85,6 +85,9 @@ def _build(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
     return build
 
 
+_DEFINING_ROLES = frozenset({"function", "method", "class", "test_function"})
+
+
 def typing_off(f: FileFacts) -> bool:
     """The file tells the type checker not to hold it to annotations (``# mypy: ignore-errors``,
     ``allow-untyped-defs``, a module-level ``# type: ignore``): its functions neither teach the
@@ -127,18 +130,24 @@ def check(fc: FileCheck) -> None:
             convs[rule] = conv if conv is not None and fc.wants(conv) else None
         return convs[rule]
 
+    # A decorated definition starts at its first decorator; findings belong on the line naming it.
+    named_at: dict[str, list[int]] = {}
+    for ident in fc.facts.identifiers:
+        if ident.role in _DEFINING_ROLES:
+            named_at.setdefault(ident.name, []).append(ident.line)
     for s in symbols:
-        if not fc.touches(s.start_line, s.start_line):
+        line = next((n for n in named_at.get(s.name, ()) if s.start_line <= n <= s.end_line), s.start_line)
+        if not fc.touches(line, line):
             continue
         label = f"public {s.kind} `{s.name}`"
         doc = conv_for(doc_rule(s.kind))
         if doc is not None and doc.choice == "documented" and not s.has_docstring:
-            fc.emit(doc, s.start_line, f"{label} has no docstring, but {doc.description}", severity=INFO, key=s.name)
+            fc.emit(doc, line, f"{label} has no docstring, but {doc.description}", severity=INFO, key=s.name)
         typed = conv_for(type_rule(s.kind)) if typed_file and s.kind in TYPED_KINDS else None
         if typed is not None and typed.choice == "annotated" and not s.has_annotations:
             fc.emit(
                 typed,
-                s.start_line,
+                line,
                 f"{label} is not fully annotated, but {typed.description}",
                 severity=INFO,
                 key=s.name,
