@@ -165,3 +165,11 @@ def test_a_short_form_that_avoids_a_keyword_or_builtin_is_not_flagged() -> None:
     assert _vocab(model, "fmt", prefs=LOOSE) == []  # `format` a builtin
     assert _vocab(model, "ret_value") == [("return_value", "strict")]  # fine inside a longer name
     assert _vocab(model, "msg") == [("message", "strict")]
+
+
+def test_a_stray_singular_short_form_does_not_excuse_its_plural() -> None:
+    files = _repo(["errors_seen", "error_kind"], copies=30)
+    files.append(py_file("app/one.py", variables=[("err", 1)]))  # 1 name in 31 with `error`: a stray
+    model = learn(files)
+
+    assert _vocab(model, "errs_seen") == [("errors_seen", "strict")]

@@ -43,6 +43,7 @@ RULE = "vocabulary.term"
 NAME_ROLES = frozenset(
     {"function", "method", "class", "constant", "variable", "parameter", "attribute", "field", "test_function"}
 )
+_STRAY_SHORT_FORMS = 20  # 1 in 20 (5%): the share a singular short form may have and stay a stray
 _MIN_SKELETON_WORD = 5  # short words ("user" aside) make skeletons that collide with real words
 
 
@@ -160,9 +161,14 @@ def _derive(token: str, vocab: dict[str, int], initials: dict[str, list[tuple[st
     if len(token) >= 4 and token.endswith("s") and not single.endswith("s"):
         # Plural short form = singular short form + s, when the repository writes the plural.
         singulars = EXPANSIONS.get(single) or (_expand(single, vocab, initials) if len(single) >= 3 else None,)
-        plurals = {plural(w) for w in singulars if w} & vocab.keys()
-        if len(plurals) == 1:
-            return next(iter(plurals)), bool(vocab.get(single, 0))
+        plurals = {plural(w): w for w in singulars if w}
+        found = [(p, w) for p, w in plurals.items() if p in vocab]
+        if len(found) == 1:
+            term, word = found[0]
+            # Where the repository itself writes the singular short form (``err`` beside
+            # ``error``) as more than a stray exception, its plural is only worth a loose finding.
+            short, full = vocab.get(single, 0), vocab.get(word, 0)
+            return term, short * _STRAY_SHORT_FORMS > short + full
         if single in EXPANSIONS:
             return None  # a known short form's plural is read as nothing else (``fns``)
     term = _expand(token, vocab, initials)
