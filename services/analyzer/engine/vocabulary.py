@@ -171,8 +171,8 @@ def _derive(token: str, vocab: dict[str, int], initials: dict[str, list[tuple[st
             return term, short * _STRAY_SHORT_FORMS > short + full
         if single in EXPANSIONS:
             return None  # a known short form's plural is read as nothing else (``fns``)
-    term = _expand(token, vocab, initials)
-    return (term, False) if term else None
+    expanded = _expand(token, vocab, initials)
+    return (expanded, False) if expanded else None
 
 
 def _candidates(token: str, vocab: dict[str, int], memo: _Memo) -> list[str]:
