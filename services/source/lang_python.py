@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import msgspec
 from tree_sitter import Node, QueryCursor
 
 from services.source.common import UPPER_CASE, Ctx, Scopes, case_visibility, first_named, is_logger
@@ -78,7 +79,10 @@ def extract(ctx: Ctx, module: str) -> None:
         for node in caps.get("assert", ()):
             ctx.statement("assert", node.start_point.row)
     ctx.count_quotes(caps.get("string", ()), _STRING_PREFIX)
-    _calls(ctx)
+    main_blocks = _main_blocks(ctx)
+    if main_blocks:
+        _hide_main_block_symbols(ctx, main_blocks)
+    _calls(ctx, main_blocks)
     _typing_directives(ctx)
     _module_symbol(ctx, module)
 
@@ -335,6 +339,15 @@ def _main_blocks(ctx: Ctx) -> list[tuple[int, int]]:
     return out
 
 
+def _hide_main_block_symbols(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> None:
+    """Definitions inside ``if __name__ == "__main__":`` exist only when the module runs as a
+    program, never for an importer: not public, whatever their names say."""
+    for i, s in enumerate(ctx.symbols):
+        row = s.start_line - 1
+        if s.visibility == "public" and any(start <= row <= end for start, end in main_blocks):
+            ctx.symbols[i] = msgspec.structs.replace(s, visibility="private")
+
+
 def _print_rebound(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> bool:
     """``print`` imported (outside a ``__main__`` block) or defined at module level, as in
     ``from rich import print``: calls to it are not the builtin's."""
@@ -345,16 +358,16 @@ def _print_rebound(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> bool:
     return any(s.name == "print" and not s.parent and s.kind == "function" for s in ctx.symbols)
 
 
-def _calls(ctx: Ctx) -> None:
-    main_blocks: list[tuple[int, int]] | None = None
+def _calls(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> None:
+    rebound: bool | None = None
     for _, node in ctx.sites(_PRINT, 1):
         parent = node.parent
         is_call = parent is not None and parent.type == "call" and parent.start_byte == node.start_byte
         if is_call and node.type == "identifier" and node.end_byte - node.start_byte == 5:
-            if main_blocks is None:
-                main_blocks = _main_blocks(ctx)
-                if _print_rebound(ctx, main_blocks):
-                    break
+            if rebound is None:
+                rebound = _print_rebound(ctx, main_blocks)
+            if rebound:
+                break
             row = node.start_point.row
             detail = "main" if any(start <= row <= end for start, end in main_blocks) else "print"
             ctx.statement("print_call", node.start_point.row, detail)

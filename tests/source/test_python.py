@@ -195,6 +195,13 @@ def test_unpacked_names_sit_on_their_own_lines() -> None:
     assert [(i.name, i.line) for i in facts.identifiers if i.role == "variable"] == [("first", 3), ("second", 4)]
 
 
+def test_definitions_of_a_main_block_are_not_public() -> None:
+    source = "def api():\n    pass\n\nif __name__ == '__main__':\n    def demo():\n        pass\n    demo()\n"
+    facts = facts_of("m.py", source)
+    assert symbol(facts, "api").visibility == "public"
+    assert symbol(facts, "demo").visibility == "private"
+
+
 def test_all_makes_unlisted_names_internal() -> None:
     facts = facts_of("m.py", "__all__ = ['api']\n\ndef api(): pass\n\ndef other(): pass\n\nX = 1\n")
     assert symbol(facts, "api").visibility == "public"
