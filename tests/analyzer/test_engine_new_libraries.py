@@ -47,7 +47,7 @@ def test_a_stdlib_only_repository_says_so() -> None:
     found = _found(learn(files), [imp("plumbum", 1, group="third_party")])
 
     assert len(found) == 1
-    assert "imports no third-party library at all" in found[0][1]
+    assert "the repository imports no third-party library" in found[0][1]
 
 
 def test_where_files_often_bring_their_own_library_the_rule_is_quiet() -> None:

@@ -135,16 +135,17 @@ def check(fc: FileCheck) -> None:
             continue
         listed = sorted(known)[:_MAX_LISTED]
         uses = (
-            f"it imports {', '.join(f'`{lib}`' for lib in listed)}"
+            "the repository's libraries: "
+            + ", ".join(f"`{lib}`" for lib in listed)
             + (f" and {len(known) - len(listed)} more" if len(known) > len(listed) else "")
             if known
-            else "it imports no third-party library at all"
+            else "the repository imports no third-party library"
         )
         fc.emit(
             conv,
             line,
-            f"imports `{library}`, a library no other file of the repository uses ({uses}), "
-            f"but {conv.description}: a new dependency",
+            f"imports `{library}`, which no other file of the repository imports: a new dependency "
+            f"({uses}; {conv.description})",
             severity=WARNING,
             key=library,
             detail={"library": library, "known_libraries": len(known)},
