@@ -127,3 +127,26 @@ def test_a_file_with_a_naming_habit_of_its_own_gets_one_finding_for_it() -> None
     assert "this file names 3 of 4 functions so" in habit[0].message
     assert habit[0].suggestion == "get_option"
     assert [f.suggestion for f in single] == ["get_option"]
+
+
+def test_only_a_directory_really_less_consistent_silences_the_repository() -> None:
+    from services.analyzer.engine import check, learn
+    from tests.analyzer.engine_factories import py_file
+
+    files = [py_file(f"app/m{i}.py", functions=[(f"load_item_{i}", 1), (f"save_item_{i}", 10)]) for i in range(100)]
+    # One exception among 12 names: within chance of the repository's 99.5%.
+    files += [py_file(f"app/small/s{i}.py", functions=[(f"small_step_{i}", 1)]) for i in range(11)]
+    files.append(py_file("app/small/odd.py", functions=[("oddStep", 1)]))
+    # Half of 12: a directory with a habit of its own.
+    files += [
+        py_file(f"app/mixed/x{i}.py", functions=[(f"mixedStep{i}" if i % 2 else f"mixed_{i}", 1)]) for i in range(12)
+    ]
+    model = learn(files)
+    scopes = {c.scope.value for c in model.conventions if c.rule == "naming.case.function"}
+
+    assert "app/mixed" in scopes
+    assert "app/small" not in scopes
+    small = check(py_file("app/small/new.py", functions=[("newStep", 1)]), "x = 1\n", model)
+    mixed = check(py_file("app/mixed/new.py", functions=[("newStep", 1)]), "x = 1\n", model)
+    assert [f.rule for f in small] == ["naming.case.function"]
+    assert mixed == []

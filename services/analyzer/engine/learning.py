@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from services.analyzer.engine.config import RepoConfig
-from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope
+from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope, wilson_lower
 from services.analyzer.engine.thresholds import Thresholds
 from services.source.facts import FileFacts
 
@@ -82,9 +82,9 @@ def scoped_conventions(
     """Language-level conventions plus directory/domain ones wherever those differ.
 
     A directory is kept when its choice differs from the nearest scope above it that was kept, or
-    when its own share would not earn the level the scope above has (a mixed-style directory
-    silences a strong repository-wide convention there; a consistent subdirectory of a mixed one
-    is still enforced). A consistent but small directory is not kept: few observations that
+    when its own share would not earn the level the scope above has and it is significantly less
+    consistent than that scope (a mixed-style directory silences a strong repository-wide
+    convention there; a consistent subdirectory of a mixed one is still enforced). A consistent but small directory is not kept: few observations that
     agree with the repository do not weaken it.
     """
     thresholds = inp.thresholds
@@ -128,9 +128,16 @@ def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bo
         return True
     # Judge the share alone: a small directory that agrees must not dilute the repository's level.
     by_share = thresholds.level(conv.rule, conv.share, 1 << 30)
-    return _RANK[by_share] < _RANK[parent.level] or (
-        _RANK[conv.level] > _RANK[parent.level] and conv.share > parent.share
-    )
+    if _RANK[by_share] < _RANK[parent.level]:
+        # Only a directory that is really less consistent than the scope above silences it: one
+        # exception among 12 files (92%) is within chance of a repository's 97%.
+        return wilson_upper(conv.support, conv.count) < parent.share
+    return _RANK[conv.level] > _RANK[parent.level] and conv.share > parent.share
 
 
 _RANK = {"off": 0, "loose": 1, "strict": 2}
+
+
+def wilson_upper(support: int, count: int) -> float:
+    """Upper bound of the 95% Wilson interval of ``support / count``."""
+    return 1.0 - wilson_lower(count - support, count)
