@@ -84,8 +84,8 @@ def scoped_conventions(
     A directory is kept when its choice differs from the nearest scope above it that was kept, or
     when its own share would not earn the level the scope above has and it is significantly less
     consistent than that scope (a mixed-style directory silences a strong repository-wide
-    convention there; a consistent subdirectory of a mixed one is still enforced). A consistent but small directory is not kept: few observations that
-    agree with the repository do not weaken it.
+    convention there; a consistent subdirectory of a mixed one is still enforced). A consistent but
+    small directory is not kept: few observations that agree with the repository do not weaken it.
     """
     thresholds = inp.thresholds
     min_sub_count = thresholds.bar(rule).loose.min_count
