@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from services.analyzer import learning
+from services.analyzer import learning, upgrade
 from services.analyzer.deps import Deps
 from services.analyzer.models import outbox
 from services.analyzer.servicer import AnalyzerServicer
@@ -22,6 +22,7 @@ async def setup(runtime: ServiceRuntime) -> None:
         "services.contracts.v1.AnalyzerService",
     )
     learning.start_consumers(runtime, deps)
+    runtime.spawn(upgrade.relearn_in_background(deps), "relearn-outdated")
 
 
 if __name__ == "__main__":

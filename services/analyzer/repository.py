@@ -333,3 +333,29 @@ async def save_preferences(session: AsyncSession, owner: str, document: dict[str
     )
     await session.execute(stmt)
     return at
+
+
+async def outdated_models(session: AsyncSession, schema: int, limit: int, *, exclude: Iterable[str] = ()) -> list[Any]:
+    """Repositories whose current model an older engine learned, most recently learned first."""
+    stmt = (
+        select(Repository.id, Repository.owner, Repository.full_name)
+        .join(ConventionModelRow, ConventionModelRow.id == Repository.model_id)
+        .where(ConventionModelRow.schema < schema, Repository.id.not_in(list(exclude)))
+        .order_by(Repository.learned_at.desc())
+        .limit(limit)
+    )
+    return list((await session.execute(stmt)).all())
+
+
+async def current_model_schema(session: AsyncSession, repo_id: str) -> int | None:
+    stmt = (
+        select(ConventionModelRow.schema)
+        .join(Repository, ConventionModelRow.id == Repository.model_id)
+        .where(Repository.id == repo_id)
+    )
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def try_lock(session: AsyncSession, key: str) -> bool:
+    """A transaction-scoped advisory lock, or False when another session holds it."""
+    return bool((await session.execute(text("SELECT pg_try_advisory_xact_lock(hashtext(:k))"), {"k": key})).scalar())

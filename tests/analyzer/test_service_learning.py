@@ -169,3 +169,46 @@ async def test_internal_pull_request_by_full_name_waits_for_the_learning_run(
     result = await call(harness.stub.AnalyzePullRequest, request)  # during or after the run
     assert {f.rule for f in result.findings} >= {"naming.case.function", "idioms.print"}
     assert harness.indexer.calls["StreamFacts"] == 1  # learned once, by the consumer or for the request
+
+
+async def test_models_of_an_older_engine_are_relearned_while_the_old_one_serves(harness: Harness) -> None:
+    from sqlalchemy import update
+
+    from services.analyzer import upgrade
+    from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
+
+    request = analyzer_pb2.AnalyzeFileRequest(
+        repo="r-alice", path=PLANTED_PATH, content=PLANTED.encode(), has_content=True
+    )
+    await call(harness.stub.AnalyzeFile, request, principal=ALICE)  # learned on demand
+    async with harness.deps.db.session() as session:
+        await session.execute(update(ConventionModelRow).values(schema=MODEL_SCHEMA_VERSION - 1))
+    streamed = harness.indexer.calls["StreamFacts"]
+    result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    assert len(result.findings) == 3  # the old model still serves
+
+    assert await upgrade.relearn_outdated(harness.deps) == (1, 0)
+
+    [row] = await models(harness)
+    assert row.schema == MODEL_SCHEMA_VERSION
+    assert harness.indexer.calls["StreamFacts"] == streamed + 1
+    assert await upgrade.relearn_outdated(harness.deps) == (0, 0)  # nothing left
+
+
+async def test_a_repository_that_fails_to_relearn_is_left_for_its_next_index(harness: Harness) -> None:
+    from sqlalchemy import update
+
+    from services.analyzer import upgrade
+    from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
+
+    request = analyzer_pb2.AnalyzeFileRequest(repo="r-alice", path="a.py", content=b"x = 1\n", has_content=True)
+    await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    async with harness.deps.db.session() as session:
+        await session.execute(update(ConventionModelRow).values(schema=MODEL_SCHEMA_VERSION - 1))
+    harness.indexer.repos["r-alice"].indexed = False  # the indexer cannot stream its facts now
+
+    assert await upgrade.relearn_outdated(harness.deps) == (0, 1)
+    [row] = await models(harness)
+    assert row.schema == MODEL_SCHEMA_VERSION - 1
+    result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    assert result.commit  # still served by the old model

@@ -17,7 +17,10 @@ import msgspec
 from services.analyzer.engine.config import RepoConfig
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
 
-MODEL_SCHEMA_VERSION = 1
+# Goes up whenever learning changes what a model holds or means; models an older engine learned
+# are relearned in the background when the analyzer starts (services/analyzer/upgrade.py).
+# 2: new-library rule, acronyms, directories silence only when significantly less consistent.
+MODEL_SCHEMA_VERSION = 2
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
