@@ -179,4 +179,5 @@ def default_specs() -> list[RepoSpec]:
         RepoSpec("axios (js)", WORK, ("lib",), npm="axios@1.21.1"),
         RepoSpec("rxjs (ts)", WORK, ("src",), npm="rxjs@7.8.2"),
         RepoSpec("eslint (js)", WORK, ("lib",), npm="eslint@9.39.1"),
+        RepoSpec("zod (ts)", WORK, ("src",), npm="zod@3.25.76"),
     ]

@@ -259,3 +259,34 @@ def test_a_decorated_definition_is_reported_on_the_line_that_names_it() -> None:
     found = [f for f in check(facts, source, model, changed_lines={5}) if f.rule.startswith("documentation")]
 
     assert [(f.rule, f.start_line) for f in found] == [("documentation.docstring.method", 5)]
+
+
+def test_blocks_opened_by_a_closing_bracket_or_a_method_chain_are_judged_too() -> None:
+    files = [
+        FileFacts(
+            path=f"lib/m{i}.js",
+            language="javascript",
+            size=100,
+            lines=10,
+            identifiers=(Identifier(f"doThing{i}", "function", 1),),
+            formatting=formatting(width=2, double=0, single=20),
+        )
+        for i in range(20)
+    ]
+    model = learn(files)
+    text = (
+        "function run(a) {\n"
+        "  if (a) {\n"
+        "    go(a);\n"
+        "  } else {\n"
+        "      stop(a);\n"  # 4 more spaces after `} else {` in a 2-space repository
+        "  }\n"
+        "  const s = z\n"
+        "    .object({\n"
+        "        name: 1,\n"  # and after a chained `.object({`
+        "    });\n"
+        "}\n"
+    )
+    facts = FileFacts(path="lib/new.js", language="javascript", size=200, lines=11, formatting=formatting(width=2))
+
+    assert _rules(check(facts, text, model)) == [("formatting.indent.width", 5), ("formatting.indent.width", 9)]

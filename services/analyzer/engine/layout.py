@@ -19,7 +19,10 @@ from services.analyzer.engine.textscan import Scan, requote, scan
 _PY_KEYWORD = re.compile(r"(?:async[ \t]+)?(?:if|elif|else|for|while|try|except|finally|with|def|class|match|case)\b")
 # A brace opener must start its line with an operand, not an operator: "? (x) => {" continues an
 # expression whose indentation follows the expression, not the block.
-_OPERATOR_STARTS = frozenset("?:.&|+-*/,)]}<>=")
+# Continuation lines whose indentation follows an expression rather than the block structure. A
+# line closing a bracket (`} else {`, `}).then(() => {`, `) {`) or continuing a method chain
+# (`.object({`) sits at a block's own indentation in the code formatters produce, so it opens one.
+_OPERATOR_STARTS = frozenset("?:&|+-*/,<>=")
 _COMMENT_STARTS: dict[str, tuple[str, ...]] = {"python": ("#",)}
 _C_COMMENTS = ("//", "/*", "*")
 
