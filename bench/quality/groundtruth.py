@@ -29,6 +29,7 @@ class Own:
     layout: scan.Layout
     width: int | None
     py: scan.PySummary | None
+    js: scan.JsSummary | None = None
 
 
 _OWN: dict[tuple[str, str], Own] = {}
@@ -41,7 +42,8 @@ def own(f: FileFacts, text: str) -> Own:
         lay = scan.layout(text, f.language)
         width = scan.indent_width(text, lay) if lay.ok else None
         py = scan.python_summary(text, f.path) if f.language == "python" else None
-        hit = _OWN[key] = Own(lay, width, py)
+        js = scan.js_summary(text, lay) if f.language in scan.JS_LANGUAGES else None
+        hit = _OWN[key] = Own(lay, width, py, js)
     return hit
 
 
@@ -133,6 +135,9 @@ def build(train: list[FileFacts], texts: dict[str, bytes]) -> Truth:
             t.bare_except.setdefault(lang, Counter())[py.bare_except] += 1
             if not scan.is_test_path(f.path) and not scan.is_program(f.path):
                 t.prints.setdefault(lang, Counter())[py.library_print] += 1
+        js = mine.js
+        if js is not None and js.ok and not scan.is_test_path(f.path) and not scan.is_program(f.path):
+            t.prints.setdefault(lang, Counter())[js.library_print] += 1
     _layering(t, train)
     return t
 

@@ -249,7 +249,10 @@ def docs(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | N
 
 
 def idiom(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str) -> Injection | None:
-    py = own(f, text).py
+    mine = own(f, text)
+    if mine.js is not None:
+        return _console(f, text, t, rng, quote, mine.js)
+    py = mine.py
     if py is None or not py.ok:
         return None
     lines = text.split("\n")
@@ -267,6 +270,19 @@ def idiom(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str) -> 
         return Injection("idiom", "idioms", "idioms.bare_except", "\n".join(lines), {line})
     pad = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
     lines.insert(i, f"{pad}print({quote}debug{quote})")
+    return Injection("idiom", "idioms", "idioms.print", "\n".join(lines), {line})
+
+
+def _console(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str, js: scan.JsSummary) -> Injection | None:
+    """``console.log(...)`` before a ``return`` of a library file, where the library never logs so."""
+    if not js.ok or scan.is_test_path(f.path) or scan.is_program(f.path) or not js.returns:
+        return None
+    if t.dominant(t.prints.get(f.language, {}), 30) is not False:  # type: ignore[arg-type]
+        return None
+    lines = text.split("\n")
+    line = rng.choice(js.returns)
+    pad = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
+    lines.insert(line - 1, f"{pad}console.log({quote}debug{quote});")
     return Injection("idiom", "idioms", "idioms.print", "\n".join(lines), {line})
 
 

@@ -26,6 +26,7 @@ _PROGRAM_FILES = frozenset({"__main__.py", "setup.py"})
 _PROGRAM_FUNCTIONS = frozenset({"main", "_main"})
 _NOT_MODULES = frozenset({"__init__", "__main__", "index"})
 SOURCE_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".tsx")
+JS_LANGUAGES = frozenset({"javascript", "typescript", "tsx"})
 
 
 def is_test_path(path: str) -> bool:
@@ -421,3 +422,39 @@ def _own_returns(function: ast.AST) -> list[int]:
         elif not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda | ast.ClassDef):
             stack.extend(ast.iter_child_nodes(node))
     return sorted(out)
+
+
+# --- JavaScript/TypeScript summary ------------------------------------------------------------
+
+_JS_OUTPUT = re.compile(r"\bconsole\s*\.\s*(?:log|info|debug|dir|table|trace)\s*\(")
+_JS_RETURN = re.compile(r"^(\s+)return\b")
+
+
+@dataclass
+class JsSummary:
+    ok: bool = True
+    library_print: bool = False  # console.log and kin in code (not strings or comments)
+    returns: list[int] = field(default_factory=list)  # indented `return` lines
+
+
+def js_summary(text: str, lay: Layout) -> JsSummary:
+    """What the idiom truth needs of a JavaScript/TypeScript file, read from its code only."""
+    if not lay.ok:
+        return JsSummary(ok=False)
+    spans: dict[int, list[tuple[int, int]]] = {}
+    for lit in lay.literals:
+        spans.setdefault(lit.line, []).append((lit.start, lit.end))
+    out = JsSummary()
+    for no, line in enumerate(text.split("\n"), start=1):
+        if no in lay.interior:
+            continue
+        code = line[: lay.comment_col.get(no, len(line))]
+        for start, end in sorted(spans.get(no, ()), reverse=True):
+            code = code[:start] + " " * (end - start) + code[end:]
+        if "`" in code:
+            continue  # a template literal opens here: its text is not code
+        if _JS_OUTPUT.search(code):
+            out.library_print = True
+        if _JS_RETURN.match(code):
+            out.returns.append(no)
+    return out

@@ -45,6 +45,7 @@ _TYPED = frozenset({"typescript", "tsx"})
 _PARAM_KINDS = frozenset({"required_parameter", "optional_parameter"})
 
 _CONSOLE = re.compile(rb"console\s*\.\s*(\w+)\s*\(")
+_CONSOLE_OUTPUT = frozenset({"log", "info", "debug", "dir", "table", "trace"})
 _THIS_ASSIGN = re.compile(rb"this\s*\.\s*(#?[A-Za-z_$][\w$]*)\s*=(?![=>])")
 _REQUIRE = re.compile(rb"(require|import)\s*\(\s*([\'\"`])([^\'\"`\n]+)\2\s*\)")
 _CJS_EXPORT = re.compile(rb"exports\.([A-Za-z_$][\w$]*)\s*=(?!=)")
@@ -295,7 +296,10 @@ def _sites(file: _File) -> None:
             member = node.parent
             call = member.parent if member is not None and member.type == "member_expression" else None
             if node.type == "property_identifier" and call is not None and call.type == "call_expression":
-                ctx.statement("console_call", node.start_point.row, match.group(1).decode())
+                method = match.group(1).decode()
+                # console.log and kin print, as print() does in Python; warn/error report problems.
+                kind = "print_call" if method in _CONSOLE_OUTPUT else "console_call"
+                ctx.statement(kind, node.start_point.row, f"console.{method}")
     if b"this" in data:
         for match, node in ctx.sites(_THIS_ASSIGN, 1):
             member = node.parent

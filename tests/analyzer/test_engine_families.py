@@ -290,3 +290,17 @@ def test_blocks_opened_by_a_closing_bracket_or_a_method_chain_are_judged_too() -
     facts = FileFacts(path="lib/new.js", language="javascript", size=200, lines=11, formatting=formatting(width=2))
 
     assert _rules(check(facts, text, model)) == [("formatting.indent.width", 5), ("formatting.indent.width", 9)]
+
+
+def test_console_log_in_javascript_library_code_is_the_print_idiom() -> None:
+    from services.source.extract import extract
+
+    library = "export function f{i}(x) {{\n  if (!x) {{\n    console.error('bad');\n  }}\n  return x;\n}}\n"
+    files = [extract(f"lib/m{i}.js", library.format(i=i).encode()) for i in range(30)]
+    model = learn(files)
+    source = "export function g(x) {\n  console.log('here');\n  return x;\n}\n"
+
+    found = [f for f in check(extract("lib/new.js", source.encode()), source, model) if f.rule.startswith("idioms")]
+
+    assert [(f.rule, f.start_line) for f in found] == [("idioms.print", 2)]
+    assert "`console.log()` in library code" in found[0].message

@@ -119,9 +119,9 @@ def test_typescript_imports_and_statements() -> None:
         Import("./parse", ("parse",), 8, "", True, "local"),
     )
     assert statements(facts) == [
-        ("console_call", 20, "log"),
+        ("print_call", 20, "console.log"),
         ("swallowed_exception", 21, ""),
-        ("console_call", 37, "error"),
+        ("console_call", 37, "console.error"),
     ]
     assert _quotes(facts) == (9, 1)
 

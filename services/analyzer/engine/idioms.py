@@ -25,6 +25,20 @@ AVOIDED: dict[str, tuple[str, str]] = {
     "print_call": ("idioms.print", "`print()` in library code"),
 }
 LOG_STYLE = "idioms.logging_format"
+STATEMENT_LANGUAGES = frozenset(
+    {"python", "javascript", "typescript", "tsx", "go", "java", "csharp", "kotlin", "php", "ruby", "c", "cpp"}
+)
+# What a print is called where it is not ``print()``.
+_PRINT_NAMES = {"javascript": "`console.log()`", "typescript": "`console.log()`", "tsx": "`console.log()`"}
+
+
+def _what(kind: str, language: str) -> str:
+    what = AVOIDED[kind][1]
+    if kind == "print_call" and language in _PRINT_NAMES:
+        return f"{_PRINT_NAMES[language]} in library code"
+    return what
+
+
 _SCRIPT_DIRS = frozenset({"scripts", "script", "examples", "example", "tools", "bin", "docs", "demo", "demos"})
 _SCRIPT_FILES = frozenset({"__main__.py", "setup.py", "conftest.py", "manage.py"})
 _SCRIPT_FUNCS = frozenset({"main", "_main", "_test", "test", "demo", "_demo", "usage", "_usage", "cli", "_cli"})
@@ -57,8 +71,9 @@ def _eligible(f: FileFacts, kind: str) -> bool:
     return True
 
 
-def _build(rule: str, what: str, inp: LearnInput) -> Build:
+def _build(rule: str, kind: str, inp: LearnInput) -> Build:
     def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        what = _what(kind, language) if kind else ""
         if not counts:
             return None
         choice = max(counts, key=lambda k: (counts[k], k))
@@ -87,7 +102,9 @@ def _build(rule: str, what: str, inp: LearnInput) -> Build:
 def learn(inp: LearnInput) -> list[Convention]:
     tallies = {kind: Tally() for kind in AVOIDED}
     log_style = Tally()
-    statement_languages = {f.language for f in inp.files if f.statements}
+    # Languages whose extractor records these statements: a repository in one of them that never
+    # prints (rxjs) has a convention, not a gap in the facts.
+    statement_languages = STATEMENT_LANGUAGES | {f.language for f in inp.files if f.statements}
     for f in inp.files:
         if f.language not in statement_languages:
             continue
@@ -103,14 +120,14 @@ def learn(inp: LearnInput) -> list[Convention]:
                 log_style.add(f.language, f.path, dom, "with f-strings", n=eager)
     out: list[Convention] = []
     for kind, tally in tallies.items():
-        rule, what = AVOIDED[kind]
-        out.extend(scoped_conventions(tally, _build(rule, what, inp), inp, rule))
+        rule = AVOIDED[kind][0]
+        out.extend(scoped_conventions(tally, _build(rule, kind, inp), inp, rule))
     out.extend(scoped_conventions(log_style, _build(LOG_STYLE, "", inp), inp, LOG_STYLE))
     return out
 
 
 def check(fc: FileCheck) -> None:
-    for kind, (rule, what) in AVOIDED.items():
+    for kind, (rule, _) in AVOIDED.items():
         conv = fc.find(rule)
         if conv is None or conv.choice != "never" or not fc.wants(conv) or not _eligible(fc.facts, kind):
             continue
@@ -118,6 +135,7 @@ def check(fc: FileCheck) -> None:
             fix = _FIXES.get(kind)
             text = fc.lines[line - 1] if 0 < line <= len(fc.lines) else ""
             suggestion = text.replace(fix[0], fix[1], 1) if fix and fix[0] in text else None
+            what = _what(kind, fc.language)
             fc.emit(conv, line, f"uses {what}; {conv.description}", severity=WARNING, suggestion=suggestion)
     style = fc.find(LOG_STYLE)
     if style is not None and style.choice.startswith("lazily") and fc.wants(style):
