@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import msgspec
 
-FACTS_SCHEMA_VERSION = 2  # 2: print calls in a `__main__` block say "main"
+# 2: prints of a `__main__` block say "main", console.log is a print_call, typing_off statements,
+#    names on their own line in multi-line unpacking, definitions of a `__main__` block private.
+FACTS_SCHEMA_VERSION = 2
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

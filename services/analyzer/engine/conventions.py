@@ -19,7 +19,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 
 # Goes up whenever learning changes what a model holds or means; models an older engine learned
 # are relearned in the background when the analyzer starts (services/analyzer/upgrade.py).
-# 2: new-library rule, acronyms, directories silence only when significantly less consistent.
+# 2: new-library rule, acronyms, directories silence only when significantly less consistent,
+#    console.log as the JS/TS print idiom, annotations skip modules that turn type checking off.
 MODEL_SCHEMA_VERSION = 2
 
 REPOSITORY = "repository"
