@@ -136,8 +136,15 @@ def build(train: list[FileFacts], texts: dict[str, bytes]) -> Truth:
             if not scan.is_test_path(f.path) and not scan.is_program(f.path):
                 t.prints.setdefault(lang, Counter())[py.library_print] += 1
         js = mine.js
-        if js is not None and js.ok and not scan.is_test_path(f.path) and not scan.is_program(f.path):
-            t.prints.setdefault(lang, Counter())[js.library_print] += 1
+        if js is not None and js.ok and not scan.is_test_path(f.path):
+            # TypeScript overloads declare a name several times; it is documented once.
+            named: dict[tuple[str, str], bool] = {}
+            for pub in js.public:
+                named[(pub.kind, pub.name)] = named.get((pub.kind, pub.name), False) or pub.documented
+            for (kind, _), documented in named.items():
+                t.docs.setdefault((lang, kind), Counter())[documented] += 1
+            if not scan.is_program(f.path):
+                t.prints.setdefault(lang, Counter())[js.library_print] += 1
     _layering(t, train)
     return t
 

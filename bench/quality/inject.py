@@ -213,7 +213,10 @@ def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Inje
 
 
 def docs(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
-    py = own(f, text).py
+    mine = own(f, text)
+    if mine.js is not None:
+        return _jsdoc(f, text, t, rng, mine.js)
+    py = mine.py
     if py is None or not py.ok:
         return None
     options = []
@@ -246,6 +249,29 @@ def docs(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | N
         header = set(range(s.first, max(s.first, s.body - 1) + 1))
         return Injection(kind, "documentation", rule, "\n".join(lines), header)
     return None
+
+
+def _jsdoc(f: FileFacts, text: str, t: Truth, rng: random.Random, js: scan.JsSummary) -> Injection | None:
+    """The JSDoc block of an exported declaration removed, where the repository documents them."""
+    if not js.ok or scan.is_test_path(f.path):
+        return None
+    options = [
+        p
+        for p in js.public
+        if p.documented and t.dominant(t.docs.get((f.language, p.kind), {}), 20) is True  # type: ignore[arg-type]
+    ]
+    if not options:
+        return None
+    pub = rng.choice(options)
+    same = [p for p in js.public if (p.kind, p.name) == (pub.kind, pub.name)]
+    if sum(p.documented for p in same) != 1:
+        return None  # documented twice: removing one block leaves it documented
+    first, last = pub.doc
+    lines = text.split("\n")
+    del lines[first - 1 : last]
+    removed = last - first + 1
+    touched = {p.line - removed if p.line > last else p.line for p in same}  # every overload
+    return Injection("docstring", "documentation", f"documentation.docstring.{pub.kind}", "\n".join(lines), touched)
 
 
 def idiom(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str) -> Injection | None:

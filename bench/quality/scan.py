@@ -427,7 +427,21 @@ def _own_returns(function: ast.AST) -> list[int]:
 # --- JavaScript/TypeScript summary ------------------------------------------------------------
 
 _JS_OUTPUT = re.compile(r"\bconsole\s*\.\s*(?:log|info|debug|dir|table|trace)\s*\(")
+# An exported top-level function or class declaration (ES modules); JSDoc is a /** */ block
+# ending on the line before it.
+_JS_EXPORT = re.compile(
+    r"^export\s+(?:default\s+)?(?:declare\s+)?(?:(?:async\s+)?function\*?|(?:abstract\s+)?class)\s+(\w+)"
+)
 _JS_RETURN = re.compile(r"^(\s+)return\b")
+
+
+@dataclass
+class JsPublic:
+    kind: str  # function | class
+    name: str
+    line: int
+    documented: bool
+    doc: tuple[int, int] = (0, 0)  # lines of the JSDoc block
 
 
 @dataclass
@@ -435,6 +449,7 @@ class JsSummary:
     ok: bool = True
     library_print: bool = False  # console.log and kin in code (not strings or comments)
     returns: list[int] = field(default_factory=list)  # indented `return` lines
+    public: list[JsPublic] = field(default_factory=list)  # exported top-level declarations
 
 
 def js_summary(text: str, lay: Layout) -> JsSummary:
@@ -445,9 +460,15 @@ def js_summary(text: str, lay: Layout) -> JsSummary:
     for lit in lay.literals:
         spans.setdefault(lit.line, []).append((lit.start, lit.end))
     out = JsSummary()
-    for no, line in enumerate(text.split("\n"), start=1):
+    lines = text.split("\n")
+    for no, line in enumerate(lines, start=1):
         if no in lay.interior:
             continue
+        export = _JS_EXPORT.match(line)
+        if export is not None:
+            kind = "class" if " class " in line[: export.end()] else "function"
+            doc = _jsdoc_before(lines, no)
+            out.public.append(JsPublic(kind, export.group(1), no, doc is not None, doc or (0, 0)))
         code = line[: lay.comment_col.get(no, len(line))]
         for start, end in sorted(spans.get(no, ()), reverse=True):
             code = code[:start] + " " * (end - start) + code[end:]
@@ -458,3 +479,16 @@ def js_summary(text: str, lay: Layout) -> JsSummary:
         if _JS_RETURN.match(code):
             out.returns.append(no)
     return out
+
+
+def _jsdoc_before(lines: list[str], no: int) -> tuple[int, int] | None:
+    """Lines of the /** */ block ending right above line ``no`` (1-based), if there is one."""
+    end = no - 1
+    if end < 1 or not lines[end - 1].rstrip().endswith("*/"):
+        return None
+    start = end
+    while start >= 1 and not lines[start - 1].lstrip().startswith("/*"):
+        start -= 1
+    if start < 1 or not lines[start - 1].lstrip().startswith("/**"):
+        return None
+    return start, end
