@@ -102,6 +102,11 @@ def wilson_lower(support: int, count: int, z: float = 1.96) -> float:
     return max(0.0, (centre - margin) / denom)
 
 
+def wilson_upper(support: int, count: int) -> float:
+    """Upper bound of the same interval."""
+    return 1.0 - wilson_lower(count - support, count)
+
+
 def make(
     family: str,
     rule: str,

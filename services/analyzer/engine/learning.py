@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 
 from services.analyzer.engine.config import RepoConfig
-from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope, wilson_lower
+from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope, wilson_upper
 from services.analyzer.engine.thresholds import Thresholds
 from services.source.facts import FileFacts
 
@@ -136,8 +136,3 @@ def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bo
 
 
 _RANK = {"off": 0, "loose": 1, "strict": 2}
-
-
-def wilson_upper(support: int, count: int) -> float:
-    """Upper bound of the 95% Wilson interval of ``support / count``."""
-    return 1.0 - wilson_lower(count - support, count)
