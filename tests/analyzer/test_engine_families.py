@@ -88,8 +88,9 @@ def test_scan_finds_strings_comments_and_interiors() -> None:
     assert result.interior == {3, 4}
 
 
-def test_javascript_brace_blocks_skip_expression_continuations() -> None:
-    files = [
+def _two_space_js_repo() -> list[FileFacts]:
+    """Twenty JavaScript files indented by two spaces, with single quotes."""
+    return [
         FileFacts(
             path=f"lib/m{i}.js",
             language="javascript",
@@ -100,7 +101,10 @@ def test_javascript_brace_blocks_skip_expression_continuations() -> None:
         )
         for i in range(20)
     ]
-    model = learn(files)
+
+
+def test_javascript_brace_blocks_skip_expression_continuations() -> None:
+    model = learn(_two_space_js_repo())
     text = (
         "function run(config) {\n"
         "  const c = resolve(\n"
@@ -262,18 +266,7 @@ def test_a_decorated_definition_is_reported_on_the_line_that_names_it() -> None:
 
 
 def test_blocks_opened_by_a_closing_bracket_or_a_method_chain_are_judged_too() -> None:
-    files = [
-        FileFacts(
-            path=f"lib/m{i}.js",
-            language="javascript",
-            size=100,
-            lines=10,
-            identifiers=(Identifier(f"doThing{i}", "function", 1),),
-            formatting=formatting(width=2, double=0, single=20),
-        )
-        for i in range(20)
-    ]
-    model = learn(files)
+    model = learn(_two_space_js_repo())
     text = (
         "function run(a) {\n"
         "  if (a) {\n"
