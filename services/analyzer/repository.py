@@ -354,8 +354,3 @@ async def current_model_schema(session: AsyncSession, repo_id: str) -> int | Non
         .where(Repository.id == repo_id)
     )
     return (await session.execute(stmt)).scalar_one_or_none()
-
-
-async def try_lock(session: AsyncSession, key: str) -> bool:
-    """A transaction-scoped advisory lock, or False when another session holds it."""
-    return bool((await session.execute(text("SELECT pg_try_advisory_xact_lock(hashtext(:k))"), {"k": key})).scalar())

@@ -16,6 +16,7 @@ import logging
 from services.analyzer import learning, repository
 from services.analyzer.deps import Deps
 from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
+from services.kit.db import try_advisory_lock
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ async def relearn_outdated(deps: Deps) -> tuple[int, int]:
 async def _relearn(deps: Deps, repo_id: str, *, owner: str, full_name: str) -> bool:
     async with deps.cache.lock(repo_id):
         async with deps.db.session() as session:
-            if not await repository.try_lock(session, f"analyzer.relearn:{repo_id}"):
+            if not await try_advisory_lock(session, f"analyzer.relearn:{repo_id}"):
                 return False
             schema = await repository.current_model_schema(session, repo_id)
             if schema is None or schema >= MODEL_SCHEMA_VERSION:

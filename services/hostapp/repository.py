@@ -20,6 +20,7 @@ from services.hostapp.models import (
     WebhookDelivery,
     now_ms,
 )
+from services.kit.db import advisory_lock
 
 
 def repo_key(full_name: str) -> str:
@@ -243,7 +244,7 @@ async def job_counts(session: AsyncSession) -> dict[str, int]:
 
 async def lock_repo(session: AsyncSession, key: str) -> None:
     """Serialize a job's 'wait for the index' with the event that ends the wait."""
-    await session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": f"hostapp.repo:{key}"})
+    await advisory_lock(session, f"hostapp.repo:{key}")
 
 
 async def repo_index(session: AsyncSession, key: str) -> RepositoryIndex | None:

@@ -85,3 +85,13 @@ class Database:
 
     async def dispose(self) -> None:
         await self.engine.dispose()
+
+
+async def advisory_lock(session: AsyncSession, key: str) -> None:
+    """Wait for the transaction-scoped advisory lock named ``key`` (released at commit/rollback)."""
+    await session.execute(text("SELECT pg_advisory_xact_lock(hashtext(:k))"), {"k": key})
+
+
+async def try_advisory_lock(session: AsyncSession, key: str) -> bool:
+    """Take the transaction-scoped advisory lock named ``key``, or False when another holds it."""
+    return bool((await session.execute(text("SELECT pg_try_advisory_xact_lock(hashtext(:k))"), {"k": key})).scalar())
