@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import re
 
-import msgspec
 from tree_sitter import Node, QueryCursor
 
 from services.source.common import UPPER_CASE, Ctx, Scopes, case_visibility, first_named, is_logger
@@ -49,6 +48,10 @@ class _File:
             if definition is not None:
                 self.decorated[definition.start_byte] = node
         self.exported: frozenset[str] | None = None
+        self.main_blocks = _main_blocks(ctx)
+
+    def in_main_block(self, row: int) -> bool:
+        return any(start <= row <= end for start, end in self.main_blocks)
 
     def owner_name(self, index: int) -> str:
         node = self.scopes.get(index)
@@ -79,10 +82,7 @@ def extract(ctx: Ctx, module: str) -> None:
         for node in caps.get("assert", ()):
             ctx.statement("assert", node.start_point.row)
     ctx.count_quotes(caps.get("string", ()), _STRING_PREFIX)
-    main_blocks = _main_blocks(ctx)
-    if main_blocks:
-        _hide_main_block_symbols(ctx, main_blocks)
-    _calls(ctx, main_blocks)
+    _calls(file)
     _typing_directives(ctx)
     _module_symbol(ctx, module)
 
@@ -100,7 +100,10 @@ def _exported_names(file: _File, assignments: list[Node]) -> frozenset[str] | No
     return None
 
 
-def _visibility(file: _File, name: str, top_level: bool) -> str:
+def _visibility(file: _File, name: str, top_level: bool, row: int) -> str:
+    if file.in_main_block(row):
+        # Defined only when the module runs as a program, never for an importer.
+        return "private"
     visibility = case_visibility(name)
     exported = file.exported
     if visibility == "public" and top_level and exported is not None and name not in exported:
@@ -154,7 +157,7 @@ def _function(file: _File, node: Node) -> None:
         name,
         outer.start_point.row,
         node.end_point.row,
-        _visibility(file, name, owner < 0),
+        _visibility(file, name, owner < 0, outer.start_point.row),
         doc=_docstring(node.child_by_field_name("body")),
         annotated=annotated,
         parent=file.owner_name(owner),
@@ -182,7 +185,7 @@ def _class(file: _File, node: Node) -> None:
         name,
         outer.start_point.row,
         node.end_point.row,
-        _visibility(file, name, owner < 0),
+        _visibility(file, name, owner < 0, outer.start_point.row),
         doc=_docstring(node.child_by_field_name("body")),
         parent=file.owner_name(owner),
         is_test=is_test,
@@ -234,7 +237,7 @@ def _assignment(file: _File, node: Node) -> None:
                 name,
                 row,
                 node.end_point.row,
-                _visibility(file, name, True),
+                _visibility(file, name, True, row),
                 annotated=annotation is not None,
             )
         else:
@@ -245,7 +248,7 @@ def _assignment(file: _File, node: Node) -> None:
                     name,
                     row,
                     node.end_point.row,
-                    case_visibility(name),
+                    _visibility(file, name, False, row),
                     parent=file.owner_name(owner),
                 )
             else:
@@ -339,38 +342,28 @@ def _main_blocks(ctx: Ctx) -> list[tuple[int, int]]:
     return out
 
 
-def _hide_main_block_symbols(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> None:
-    """Definitions inside ``if __name__ == "__main__":`` exist only when the module runs as a
-    program, never for an importer: not public, whatever their names say."""
-    for i, s in enumerate(ctx.symbols):
-        row = s.start_line - 1
-        if s.visibility == "public" and any(start <= row <= end for start, end in main_blocks):
-            ctx.symbols[i] = msgspec.structs.replace(s, visibility="private")
-
-
-def _print_rebound(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> bool:
+def _print_rebound(file: _File) -> bool:
     """``print`` imported (outside a ``__main__`` block) or defined at module level, as in
     ``from rich import print``: calls to it are not the builtin's."""
-    for imp in ctx.imports:
-        row = imp.line - 1
-        if "print" in imp.names and not any(start <= row <= end for start, end in main_blocks):
-            return True
+    ctx = file.ctx
+    if any("print" in imp.names and not file.in_main_block(imp.line - 1) for imp in ctx.imports):
+        return True
     return any(s.name == "print" and not s.parent and s.kind == "function" for s in ctx.symbols)
 
 
-def _calls(ctx: Ctx, main_blocks: list[tuple[int, int]]) -> None:
+def _calls(file: _File) -> None:
+    ctx = file.ctx
     rebound: bool | None = None
     for _, node in ctx.sites(_PRINT, 1):
         parent = node.parent
         is_call = parent is not None and parent.type == "call" and parent.start_byte == node.start_byte
         if is_call and node.type == "identifier" and node.end_byte - node.start_byte == 5:
             if rebound is None:
-                rebound = _print_rebound(ctx, main_blocks)
+                rebound = _print_rebound(file)
             if rebound:
                 break
             row = node.start_point.row
-            detail = "main" if any(start <= row <= end for start, end in main_blocks) else "print"
-            ctx.statement("print_call", node.start_point.row, detail)
+            ctx.statement("print_call", row, "main" if file.in_main_block(row) else "print")
     style: str | None = None
     for _, node in ctx.sites(_LOG_CALL, 1):
         attribute = node.parent
