@@ -106,13 +106,17 @@ def learn(inp: LearnInput) -> list[Convention]:
     return out
 
 
+def settled_otherwise(fc: FileCheck, job: str, label: str) -> Convention | None:
+    """The reportable convention of ``job`` in this file's scope, when it chose another library."""
+    conv = fc.find(rule_for(job))
+    return conv if conv is not None and conv.choice != label and fc.wants(conv) else None
+
+
 def check(fc: FileCheck) -> None:
     for job, labels in file_choices(fc.facts).items():
-        conv = fc.find(rule_for(job))
-        if conv is None or not fc.wants(conv):
-            continue
         for label, line in labels.items():
-            if label == conv.choice:
+            conv = settled_otherwise(fc, job, label)
+            if conv is None:
                 continue
             fc.emit(
                 conv,

@@ -15,7 +15,7 @@ from collections import Counter
 
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
-from services.analyzer.engine.dependencies import rule_for
+from services.analyzer.engine.dependencies import settled_otherwise
 from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learning import LearnInput
 from services.analyzer.engine.libraries import JS_LANGUAGES, classify
@@ -113,11 +113,7 @@ def _known(conv: Convention, fc: FileCheck) -> frozenset[str]:
 def _job_rule_covers(fc: FileCheck, library: str) -> bool:
     """A library the job table places, where the repository has chosen for that job: the
     job rule's finding ("imports `requests` ... uses `httpx`") says more than this one would."""
-    for job, label in classify(fc.language, library):
-        conv = fc.find(rule_for(job))
-        if conv is not None and conv.choice != label and fc.wants(conv):
-            return True
-    return False
+    return any(settled_otherwise(fc, job, label) for job, label in classify(fc.language, library))
 
 
 def check(fc: FileCheck) -> None:
