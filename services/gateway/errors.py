@@ -8,9 +8,9 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
+from services.api.responses import ErrorBody
 from services.kit.errors import ServiceError, error_body
 
 log = logging.getLogger(__name__)
@@ -21,12 +21,6 @@ class OrjsonResponse(JSONResponse):
 
     def render(self, content: object) -> bytes:
         return orjson.dumps(content)
-
-
-class ErrorBody(BaseModel):
-    error: str
-    code: str
-    details: dict = {}
 
 
 ERROR_RESPONSES: dict[int | str, dict] = {

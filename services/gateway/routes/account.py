@@ -7,9 +7,7 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Body, Query, Request, Response
 
-from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
-from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
-from services.gateway.schemas import (
+from services.api.schemas import (
     Checkout,
     CheckoutStarted,
     CreatedToken,
@@ -20,6 +18,8 @@ from services.gateway.schemas import (
     SwitchPlan,
     TokenList,
 )
+from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
+from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user
 

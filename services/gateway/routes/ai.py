@@ -11,9 +11,9 @@ import orjson
 from fastapi import APIRouter, Request
 from fastapi.responses import StreamingResponse
 
+from services.api.schemas import Chat
 from services.contracts.v1 import billing_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep
-from services.gateway.schemas import Chat
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user

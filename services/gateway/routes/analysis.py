@@ -7,11 +7,11 @@ from typing import Any
 import orjson
 from fastapi import APIRouter
 
+from services.api.schemas import AnalyzeFile, AnalyzePr, ReportFindings, ReviewChangeset, ReviewContext
 from services.contracts.v1 import analyzer_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
 from services.gateway.errors import OrjsonResponse
 from services.gateway.routes.repositories import repo_ref
-from services.gateway.schemas import AnalyzeFile, AnalyzePr, ReportFindings, ReviewChangeset, ReviewContext
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/repositories", tags=["analysis"])

@@ -6,9 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Request, Response
 
+from services.api.schemas import AuthorizeStart, HostSignIn, SignedIn, Validated
 from services.contracts.v1 import billing_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, bearer_token, client_ip, to_dict
-from services.gateway.schemas import AuthorizeStart, HostSignIn, SignedIn, Validated
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/auth", tags=["auth"])

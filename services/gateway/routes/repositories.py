@@ -6,9 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Query, Response
 
+from services.api.schemas import CreateRepository, HostIndex
 from services.contracts.v1 import common_pb2, indexer_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
-from services.gateway.schemas import CreateRepository, HostIndex
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/repositories", tags=["repositories"])

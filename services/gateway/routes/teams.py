@@ -6,9 +6,9 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
+from services.api.schemas import ChangeRole, ChangeSeats, Invite, MemberList, MemberResult, SubscriptionResult
 from services.contracts.v1 import billing_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, to_dict
-from services.gateway.schemas import ChangeRole, ChangeSeats, Invite, MemberList, MemberResult, SubscriptionResult
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/teams", tags=["teams"])

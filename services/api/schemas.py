@@ -1,4 +1,4 @@
-"""Request bodies of the /v1 routes (responses are documented in docs/api.md)."""
+"""Request bodies of the /v1 routes and the account, team and auth responses (see responses.py for the rest)."""
 
 from __future__ import annotations
 
