@@ -14,7 +14,7 @@ def main() -> None:
     configure_logging("gateway", settings.log_level, settings.log_json)
     uvicorn.run(
         create_app(settings),
-        host=settings.host,
+        host=settings.listen_host(),
         port=settings.port,
         loop="uvloop",
         http="httptools",

@@ -9,7 +9,7 @@ from services.kit.settings import BaseServiceSettings
 class GatewaySettings(BaseServiceSettings):
     service_name: ClassVar[str] = "gateway"
 
-    host: str = "127.0.0.1"
+    host: str = ""  # default: bind_host
     port: int = 8080
     # Public addresses, as the spec names them ({base_url}, {staging_base_url}); both end in /v1.
     base_url: str = "http://127.0.0.1:8080/v1"
@@ -28,6 +28,9 @@ class GatewaySettings(BaseServiceSettings):
     ai_upstream_url: str = ""
     ai_upstream_key: str = ""
     ai_default_model: str = "gpt-4o-mini"
+
+    def listen_host(self) -> str:
+        return self.host or self.bind_host
 
 
 @lru_cache

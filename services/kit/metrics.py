@@ -24,6 +24,6 @@ CONSUMER_LAG = Gauge("cr_consumer_pending", "Messages pending for a durable cons
 EVENTS_CONSUMED = Counter("cr_events_consumed_total", "Events consumed", ["service", "consumer", "outcome"])
 
 
-def serve_metrics(port: int) -> None:
+def serve_metrics(port: int, host: str) -> None:
     if port:
-        start_http_server(port, addr="127.0.0.1")
+        start_http_server(port, addr=host)

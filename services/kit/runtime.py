@@ -50,7 +50,7 @@ class ServiceRuntime:
             with attempt:
                 await self.bus.connect()
         await self.bus.ensure_streams()
-        serve_metrics(s.metrics_port)
+        serve_metrics(s.metrics_port, s.metrics_bind_host())
         if self.outbox_table is not None:
             self.relay = OutboxRelay(self.db, self.bus, self.outbox_table, self.name, s.outbox_poll_seconds)
             self.server.spawn(self.relay.run(), "outbox-relay")

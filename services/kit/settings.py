@@ -33,6 +33,9 @@ class BaseServiceSettings(BaseSettings):
     environment: str = "development"  # development | test | staging | production
     log_level: str = "INFO"
     log_json: bool | None = None  # None: JSON when stderr is not a terminal
+    # The interface every listener binds (gRPC, metrics, the gateway's HTTP): loopback for a local
+    # run; the container image sets 0.0.0.0 so that a pod answers on its own address.
+    bind_host: str = "127.0.0.1"
     nats_url: str = "nats://127.0.0.1:4222"
     # Prefix for stream names, so test sessions and parallel deployments never share streams.
     nats_stream_prefix: str = "CR"
@@ -61,8 +64,9 @@ class ServiceSettings(BaseServiceSettings):
     """Settings of a gRPC service that owns a database."""
 
     database_url: str = ""
-    listen_addr: str = ""  # default: this service's *_addr
+    listen_addr: str = ""  # host:port; default: bind_host with the port of this service's *_addr
     metrics_port: int = 0  # 0: no metrics endpoint
+    metrics_host: str = ""  # default: bind_host
     outbox_poll_seconds: float = 0.5
 
     @field_validator("database_url")
@@ -71,7 +75,20 @@ class ServiceSettings(BaseServiceSettings):
         return normalize_dsn(value) if value else value
 
     def bind_address(self) -> str:
-        return self.listen_addr or getattr(self, f"{self.service_name}_addr")
+        # Only the port comes from *_addr: other processes dial that name ("billing:50051" in a
+        # cluster), which is not an interface this process can bind.
+        if self.listen_addr:
+            return self.listen_addr
+        port = getattr(self, f"{self.service_name}_addr").rpartition(":")[2]
+        return f"{bracket_ipv6(self.bind_host)}:{port}"
+
+    def metrics_bind_host(self) -> str:
+        return self.metrics_host or self.bind_host
+
+
+def bracket_ipv6(host: str) -> str:
+    """``::`` → ``[::]``, so that ``host:port`` stays parseable."""
+    return f"[{host}]" if ":" in host and not host.startswith("[") else host
 
 
 @lru_cache
