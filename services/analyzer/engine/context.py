@@ -13,6 +13,7 @@ from typing import Any
 
 import msgspec
 
+from services.analyzer.engine import suppressions
 from services.analyzer.engine.conventions import (
     DIRECTORY,
     DOMAIN,
@@ -22,6 +23,8 @@ from services.analyzer.engine.conventions import (
     ConventionModel,
 )
 from services.analyzer.engine.findings import Evidence, Finding, finding_id, fingerprint
+from services.analyzer.engine.suppressions import Suppressions
+from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, scan
 from services.analyzer.engine.thresholds import STRICT, level_at_least
 from services.source.facts import FileFacts, Symbol
 
@@ -152,6 +155,23 @@ class FileCheck:
             return False
         return not self.index.config.is_disabled(conv.rule, conv.family)
 
+    def lexed(self) -> Scan:
+        """Where the file's strings and comments are (lexed once, on first need)."""
+        cached: Scan | None = self.__dict__.get("_scan")
+        if cached is None:
+            cached = scan(self.text, self.language)
+            self.__dict__["_scan"] = cached
+        return cached
+
+    def suppressed(self, rule: str, line: int) -> bool:
+        """Whether an inline pragma (``# noqa``, ``// eslint-disable-line``, ...) covers ``rule`` there."""
+        found: Suppressions | None = self.__dict__.get("_suppressions")
+        if found is None:
+            lexed = self.language in LEXED_LANGUAGES
+            found = suppressions.parse(self.text, self.lexed().comment_col if lexed else None)
+            self.__dict__["_suppressions"] = found
+        return found.covers(rule, line)
+
     def touches(self, start: int, end: int) -> bool:
         if self.changed is None:
             return True
@@ -170,7 +190,7 @@ class FileCheck:
         detail: dict[str, Any] | None = None,
     ) -> bool:
         end = end_line if end_line is not None else line
-        if not self.wants(conv) or not self.touches(line, end):
+        if not self.wants(conv) or not self.touches(line, end) or self.suppressed(conv.rule, line):
             return False
         seen = self._per_rule.get(conv.rule, 0)
         self._per_rule[conv.rule] = seen + 1

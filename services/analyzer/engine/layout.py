@@ -13,7 +13,8 @@ from functools import lru_cache
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.textscan import Scan, requote, scan
+from services.analyzer.engine.suppressions import without_pragma
+from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, requote
 
 # A Python block opener is a compound statement; checking only those skips continuation lines.
 _PY_KEYWORD = re.compile(r"(?:async[ \t]+)?(?:if|elif|else|for|while|try|except|finally|with|def|class|match|case)\b")
@@ -49,11 +50,7 @@ class _Lines:
 
 
 def lexed(fc: FileCheck) -> Scan:
-    cached: Scan | None = fc.__dict__.get("_scan")
-    if cached is None:
-        cached = scan(fc.text, fc.language)
-        fc.__dict__["_scan"] = cached
-    return cached
+    return fc.lexed()
 
 
 def _next_code_line(text: str, pos: int, comments: tuple[str, ...]) -> tuple[int, str]:
@@ -208,11 +205,15 @@ def long_lines(fc: FileCheck, conv: Convention) -> None:
     lines = _Lines(text)
     for m in _long_line(limit).finditer(text):
         line = m.group().rstrip("\r")
-        if len(line) <= limit or "://" in line or "noqa" in line:
+        if len(line) <= limit or "://" in line:
             continue
+        no = lines.at(m.start())
+        col = fc.lexed().comment_col.get(no)
+        if (col is not None or fc.language not in LEXED_LANGUAGES) and len(without_pragma(line, col)) <= limit:
+            continue  # long only because of a `# noqa` / `# type: ignore[...]` the tools need there
         fc.emit(
             conv,
-            lines.at(m.start()),
+            no,
             f"line is {len(line)} characters, but {conv.description}",
             severity=INFO,
             detail={"length": len(line)},

@@ -36,6 +36,7 @@ _PATTERNS: dict[str, re.Pattern[str]] = {
     "kotlin": _GO,
 }
 QUOTE_LANGUAGES = frozenset({"python", "javascript", "typescript", "tsx", "jsx"})
+LEXED_LANGUAGES = frozenset(_PATTERNS)
 
 
 @dataclass(slots=True)
