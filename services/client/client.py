@@ -1,0 +1,227 @@
+"""Sync and async clients for ``/v1``: one ``send`` each, the spec's retries, one error type.
+
+    from services.client import Client, api
+
+    with Client() as client:                       # url and token from env or config file
+        repo = client.send(api.create_repository(path="/src/shop"))
+        client.wait_for_index(repo.id)
+        result = client.send(api.analyze(repo.id, "app/x.py", content=open("app/x.py").read()))
+
+``sleep`` and ``clock`` are parameters so tests can run the retry and polling rules without waiting.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+
+from services.api.responses import IndexStatus
+from services.client import config as cfg
+from services.client.api import Call
+from services.client.errors import ApiError
+from services.client.indexing import Pause, Progress, Steps, index_and_wait
+from services.client.retry import RetryPolicy
+
+T = TypeVar("T")
+USER_AGENT = "codereview-client/0.1"
+
+
+class _Base:
+    def __init__(self, url: str | None, token: str | None, profile: str | None, retry: RetryPolicy | None) -> None:
+        self.config = cfg.load(url=url, token=token, profile=profile)
+        self.retry = retry or RetryPolicy()
+
+    def _headers(self) -> dict[str, str]:
+        headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
+        if self.config.token:
+            headers["Authorization"] = f"Bearer {self.config.token}"
+        return headers
+
+    def _request(self, call: Call[Any]) -> dict[str, Any]:
+        args: dict[str, Any] = {"method": call.method, "url": self.config.url + call.path}
+        if call.params:
+            args["params"] = call.params
+        if call.body is not None:
+            args["json"] = call.body
+        return args
+
+    @staticmethod
+    def _read(call: Call[T], response: httpx.Response) -> T:
+        body: Any = None
+        if response.content:
+            try:
+                body = response.json()
+            except ValueError:
+                body = response.text
+        if response.is_success:
+            return call.parse(body)
+        raise ApiError.from_response(response.status_code, body, response.reason_phrase)
+
+    def _unreachable(self, exc: httpx.TransportError) -> ApiError:
+        return ApiError(0, "unreachable", f"cannot reach {self.config.url}: {exc or type(exc).__name__}")
+
+
+class Client(_Base):
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        *,
+        profile: str | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 120.0,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        transport: httpx.BaseTransport | None = None,
+    ) -> None:
+        super().__init__(url, token, profile, retry)
+        self.sleep, self.clock = sleep, clock
+        self.http = httpx.Client(headers=self._headers(), timeout=timeout, transport=transport)
+
+    def __enter__(self) -> Client:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        self.http.close()
+
+    def send(self, call: Call[T]) -> T:
+        failures = rate_limited = 0
+        while True:
+            try:
+                response = self.http.request(**self._request(call))
+            except httpx.TransportError as exc:
+                failures += 1
+                delay = self.retry.delay(0, {}, failures, rate_limited)
+                if delay is None:
+                    raise self._unreachable(exc) from None
+                self.sleep(delay)
+                continue
+            failures += response.status_code >= 500
+            rate_limited += response.status_code == 429
+            delay = self.retry.delay(response.status_code, response.headers, failures, rate_limited)
+            if delay is None:
+                return self._read(call, response)
+            self.sleep(delay)
+
+    def drive(self, steps: Steps, on_progress: Callable[[IndexStatus], None] | None = None) -> IndexStatus:
+        answer: Any = None
+        error: ApiError | None = None
+        while True:
+            try:
+                step = steps.throw(error) if error else steps.send(answer)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            answer, error = None, None
+            if isinstance(step, Pause):
+                self.sleep(step.seconds)
+            elif isinstance(step, Progress):
+                if on_progress:
+                    on_progress(step.status)
+            else:
+                try:
+                    answer = self.send(step)
+                except ApiError as exc:
+                    error = exc
+
+    def wait_for_index(
+        self,
+        repo: str,
+        *,
+        trigger: bool = True,
+        incremental: bool = False,
+        poll_interval: float = 1.0,
+        timeout: float | None = None,
+        on_progress: Callable[[IndexStatus], None] | None = None,
+    ) -> IndexStatus:
+        """Trigger an index (unless ``trigger=False``) and poll its status until ready or failed."""
+        steps = index_and_wait(repo, self.clock, trigger, incremental, poll_interval, timeout)
+        return self.drive(steps, on_progress)
+
+
+class AsyncClient(_Base):
+    def __init__(
+        self,
+        url: str | None = None,
+        token: str | None = None,
+        *,
+        profile: str | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: float = 120.0,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        transport: httpx.AsyncBaseTransport | None = None,
+    ) -> None:
+        super().__init__(url, token, profile, retry)
+        self.sleep, self.clock = sleep, clock
+        self.http = httpx.AsyncClient(headers=self._headers(), timeout=timeout, transport=transport)
+
+    async def __aenter__(self) -> AsyncClient:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.aclose()
+
+    async def aclose(self) -> None:
+        await self.http.aclose()
+
+    async def send(self, call: Call[T]) -> T:
+        failures = rate_limited = 0
+        while True:
+            try:
+                response = await self.http.request(**self._request(call))
+            except httpx.TransportError as exc:
+                failures += 1
+                delay = self.retry.delay(0, {}, failures, rate_limited)
+                if delay is None:
+                    raise self._unreachable(exc) from None
+                await self.sleep(delay)
+                continue
+            failures += response.status_code >= 500
+            rate_limited += response.status_code == 429
+            delay = self.retry.delay(response.status_code, response.headers, failures, rate_limited)
+            if delay is None:
+                return self._read(call, response)
+            await self.sleep(delay)
+
+    async def drive(
+        self, steps: Steps, on_progress: Callable[[IndexStatus], Awaitable[None]] | None = None
+    ) -> IndexStatus:
+        answer: Any = None
+        error: ApiError | None = None
+        while True:
+            try:
+                step = steps.throw(error) if error else steps.send(answer)
+            except StopIteration as done:
+                return done.value  # type: ignore[no-any-return]
+            answer, error = None, None
+            if isinstance(step, Pause):
+                await self.sleep(step.seconds)
+            elif isinstance(step, Progress):
+                if on_progress:
+                    await on_progress(step.status)
+            else:
+                try:
+                    answer = await self.send(step)
+                except ApiError as exc:
+                    error = exc
+
+    async def wait_for_index(
+        self,
+        repo: str,
+        *,
+        trigger: bool = True,
+        incremental: bool = False,
+        poll_interval: float = 1.0,
+        timeout: float | None = None,
+        on_progress: Callable[[IndexStatus], Awaitable[None]] | None = None,
+    ) -> IndexStatus:
+        """Trigger an index (unless ``trigger=False``) and poll its status until ready or failed."""
+        steps = index_and_wait(repo, self.clock, trigger, incremental, poll_interval, timeout)
+        return await self.drive(steps, on_progress)
