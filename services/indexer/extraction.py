@@ -11,6 +11,7 @@ from __future__ import annotations
 import atexit
 import logging
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable, Generator, Iterator, Sequence
@@ -23,6 +24,7 @@ from services.indexer import bulk
 from services.indexer.facts_codec import encode_facts, encode_summary, summarize
 from services.indexer.git import GitOperationError, GitStream, validate_sha
 from services.indexer.git.errors import GIT_FAILED
+from services.kit.processes import die_with_parent
 from services.source.extract import extract
 from services.source.facts import FACTS_SCHEMA_VERSION, FileFacts
 
@@ -52,7 +54,8 @@ class ExtractResult:
 _conns: dict[str, Any] = {}
 
 
-def _init_worker() -> None:
+def _init_worker(parent_pid: int) -> None:
+    die_with_parent(parent_pid)
     # Load the grammars now, not inside the first timed task.
     from services.source.languages import get_language
 
@@ -164,6 +167,7 @@ class ExtractorPool:
                 max_workers=self.workers,
                 mp_context=multiprocessing.get_context("spawn"),
                 initializer=_init_worker,
+                initargs=(os.getpid(),),
             )
         return self._pool
 
@@ -224,10 +228,10 @@ class ExtractorPool:
             self._pool = None
 
     def stop(self) -> None:
-        """Stop without waiting (service shutdown: running tasks are abandoned)."""
-        self._discard()
+        """Stop without waiting (service shutdown: running tasks are abandoned, so their
+        processes are killed rather than left to finish them)."""
+        self.kill()
 
     def shutdown(self) -> None:
-        if self._pool is not None:
-            self._pool.shutdown(wait=True, cancel_futures=True)
-            self._pool = None
+        """At interpreter exit: whatever still runs there is abandoned work."""
+        self.kill()

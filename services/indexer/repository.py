@@ -82,7 +82,9 @@ async def active_run(session: AsyncSession, repo_id: str) -> IndexRun | None:
 
 
 async def claim_run(session: AsyncSession, run_id: str, worker: str, lease_ms: int) -> IndexRun | None:
-    """Take a queued run, or one whose holder's lease expired; None when neither."""
+    """Take a queued run, one whose holder's lease expired, or one this worker held on an
+    attempt it abandoned (its database went away mid-run: a worker runs one job at a time, so
+    a redelivered run in its own name is not running); None when none of these."""
     now = now_ms()
     stmt = (
         update(IndexRun)
@@ -90,7 +92,7 @@ async def claim_run(session: AsyncSession, run_id: str, worker: str, lease_ms: i
             IndexRun.id == run_id,
             or_(
                 IndexRun.state == "queued",
-                and_(IndexRun.state == "indexing", IndexRun.lease_expires_at < now),
+                and_(IndexRun.state == "indexing", or_(IndexRun.lease_expires_at < now, IndexRun.worker == worker)),
             ),
         )
         .values(

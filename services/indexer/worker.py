@@ -22,7 +22,7 @@ from services.contracts.v1 import events_pb2
 from services.indexer import repository as sql
 from services.indexer import runs, sources
 from services.indexer.extraction import ExtractorPool
-from services.indexer.models import IndexRun, Repository
+from services.indexer.models import IndexRun, Repository, now_ms
 from services.indexer.pipeline import Cancelled, IndexFailure, Limits, PipelineInput, Progress, build_snapshot
 from services.indexer.settings import IndexerSettings
 from services.kit.bus import INDEX_JOBS, SUBJECT_INDEX_JOB, Bus
@@ -99,8 +99,14 @@ class IndexWorker:
             claim = await runs.claim(
                 session, job.run_id, self.name, self.lease_ms, max_attempts=self.settings.max_attempts
             )
+        if claim.outcome == "busy" and claim.run is not None and claim.run.lease_expires_at:
+            # Held by a lease: a live worker (a duplicate message), or one that died moments ago.
+            # Look again when the lease runs out instead of leaving the run to the reaper.
+            wait_ms = claim.run.lease_expires_at - now_ms()
+            await msg.nak(delay=max(wait_ms / 1000 + 1.0, 1.0))
+            return claim.outcome
         if claim.outcome != "claimed":
-            # Finished, deleted, held by a live worker, or given up: nothing left for this message.
+            # Finished, deleted, or given up: nothing left for this message.
             await msg.ack_sync()
             self.wake_relay()
             return claim.outcome
@@ -109,7 +115,7 @@ class IndexWorker:
         run, repo = claim.run, claim.repo
         log.info("indexing %s (run %s, attempt %d)", repo.id, run.id, run.attempts)
         progress = Progress(phase="starting")
-        beat = asyncio.create_task(self._heartbeat(msg, run.id, progress))
+        beat = asyncio.create_task(self._heartbeat(run.id, progress))
         try:
             outcome = await self._index(run, repo, progress)
         except asyncio.CancelledError:
@@ -223,8 +229,8 @@ class IndexWorker:
         log.info("run %s cancelled", run_id)
         return "cancelled"
 
-    async def _heartbeat(self, msg: Msg, run_id: str, progress: Progress) -> None:
-        """Keep the message and the lease alive, publish progress, notice cancellation, and
+    async def _heartbeat(self, run_id: str, progress: Progress) -> None:
+        """Keep the lease alive (the consumer keeps the message alive), publish progress, notice cancellation, and
         stop a run that exceeds its time budget (a pathological repository or file)."""
         deadline = asyncio.get_running_loop().time() + self.settings.run_timeout_seconds
         while True:
@@ -233,8 +239,6 @@ class IndexWorker:
                 progress.timed_out = True
                 progress.cancel.set()
                 return
-            with contextlib.suppress(Exception):  # a missed beat only risks a redelivery
-                await msg.in_progress()
             try:
                 async with self.db.session() as session:
                     ours = await sql.renew_lease(

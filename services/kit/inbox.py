@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 
 from google.protobuf.message import Message
@@ -76,6 +76,7 @@ class DurableConsumer:
         ack_wait: float = 30.0,
         max_deliver: int = 5,
         batch: int = 10,
+        retry_delay: float = 2.0,
     ) -> None:
         self.bus = bus
         self.stream = stream
@@ -85,11 +86,13 @@ class DurableConsumer:
         self.ack_wait = ack_wait
         self.max_deliver = max_deliver
         self.batch = batch
+        self.retry_delay = retry_delay
         self._stopping = False
         self._sub: Any = None
 
     async def _subscribe(self):  # type: ignore[no-untyped-def]
         config = ConsumerConfig(
+            name=self.durable,
             durable_name=self.durable,
             ack_policy=AckPolicy.EXPLICIT,
             deliver_policy=DeliverPolicy.ALL,
@@ -97,6 +100,12 @@ class DurableConsumer:
             max_deliver=self.max_deliver,
             filter_subject=self.bus.subject(self.subject),
         )
+        try:
+            # Create, or update an existing durable to the declared ack wait and deliveries:
+            # pull_subscribe alone keeps whatever config the durable was first created with.
+            await self.bus.js.add_consumer(self.bus.stream_name(self.stream), config=config)
+        except Exception as exc:
+            log.warning("consumer %s: config not applied, keeping the existing one: %s", self.durable, exc)
         return await self.bus.js.pull_subscribe(
             self.bus.subject(self.subject),
             durable=self.durable,
@@ -134,7 +143,34 @@ class DurableConsumer:
                 await asyncio.sleep(1.0)
                 continue
             for msg in msgs:
-                await handle(msg)
+                await self._handle_one(msg, handle)
+
+    async def _handle_one(self, msg: Msg, handle: Callable[[Msg], Awaitable[object]]) -> None:
+        """One message, heartbeated while it runs; whatever it raises stays with it.
+
+        A handler's failure (its database or NATS gone mid-message, a failed ack) must never
+        end the loop: that is how a consumer used to stop taking work for good while the
+        process looked healthy. The message stays unacknowledged, so JetStream redelivers it.
+        """
+        beat = asyncio.create_task(heartbeat(msg, self.ack_wait / 3))
+        try:
+            await handle(msg)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning(
+                "consumer %s: message not handled, redelivered later: %s: %s", self.durable, type(exc).__name__, exc
+            )
+            await settle(msg.nak(delay=self.backoff(msg)), f"nak on {self.durable}")
+        finally:
+            beat.cancel()
+            with suppress(asyncio.CancelledError):
+                await beat
+
+    def backoff(self, msg: Msg) -> float:
+        """The redelivery delay after a failure: doubling with each delivery, up to a minute."""
+        delivered = msg.metadata.num_delivered if msg.metadata and msg.metadata.num_delivered else 1
+        return float(min(self.retry_delay * 2 ** (delivered - 1), 60.0))
 
     async def _report_lag(self, sub) -> None:  # type: ignore[no-untyped-def]
         if sub is None:
@@ -163,7 +199,7 @@ class EventConsumer(DurableConsumer):
         try:
             env = events_pb2.EventEnvelope.FromString(msg.data)
         except Exception:
-            await msg.term()
+            await settle(msg.term(), f"term on {self.durable}")
             return "malformed"
         with request_context(env.request_id):
             outcome = await self._apply(msg, env, handler)
@@ -181,11 +217,11 @@ class EventConsumer(DurableConsumer):
             await msg.ack_sync()
         except PermanentError as exc:
             log.error("event %s (%s) failed permanently: %s", env.id, env.type, exc)
-            await msg.term()
+            await settle(msg.term(), f"term on {self.durable}")
             outcome = "terminated"
         except Exception as exc:
             log.warning("event %s (%s) failed, will retry: %s", env.id, env.type, exc)
-            await msg.nak(delay=2.0)
+            await settle(msg.nak(delay=self.backoff(msg)), f"nak on {self.durable}")
             outcome = "retry"
         return outcome
 
@@ -215,10 +251,22 @@ def request_context(request_id: str) -> Iterator[None]:
 
 
 async def heartbeat(msg: Msg, interval: float) -> None:
-    """Tell JetStream a long job is alive so it is not redelivered while it runs."""
+    """Tell JetStream a long job is alive so it is not redelivered while it runs: with it,
+    ``ack_wait`` bounds how long a job whose worker died waits, not how long a job may take."""
     while True:
         await asyncio.sleep(interval)
         try:
             await msg.in_progress()
         except Exception as exc:  # a missed beat only risks a redelivery, which is safe
             log.debug("heartbeat failed: %s", exc)
+
+
+async def settle(action: Awaitable[object], what: str) -> bool:
+    """Ack/nak/term that may fail (NATS down): the message is then redelivered after its
+    ack wait, which every consumer here tolerates, so the failure is logged, not raised."""
+    try:
+        await action
+        return True
+    except Exception as exc:
+        log.warning("%s failed, the message will be redelivered: %s: %s", what, type(exc).__name__, exc)
+        return False

@@ -289,6 +289,7 @@ async def test_crashed_worker_run_is_taken_over_by_redelivery(env: Env) -> None:
         )
     msg = FakeMsg()
     assert await run_job(env.worker, status.run_id, msg) == "busy"  # its lease is still live
+    assert msg.settled == ["nak"]  # back when the lease runs out, not left to the reaper
     async with env.db.session() as session:
         await session.execute(
             update(IndexRun).where(IndexRun.id == status.run_id).values(lease_expires_at=now_ms() - 1)
@@ -296,8 +297,26 @@ async def test_crashed_worker_run_is_taken_over_by_redelivery(env: Env) -> None:
     assert await run_job(env.worker, status.run_id, msg) == "ready"
     final = await env.status(repo.id)
     assert final.attempts == 2
-    assert msg.settled == ["ack", "ack"]
+    assert msg.settled == ["nak", "ack"]
     assert await run_job(env.worker, status.run_id, msg) == "gone"  # a late duplicate is a no-op
+
+
+async def test_run_this_worker_abandoned_is_taken_again_at_once(env: Env) -> None:
+    # PostgreSQL restarted mid-run: the worker could not record the outcome and its message
+    # came back while its own lease still runs. One job at a time per worker: it is not running.
+    sample_repo(env.root / "proj", commits=1)
+    repo = await env.register("proj")
+    status = await env.trigger(repo.id)
+    async with env.db.session() as session:
+        await session.execute(
+            update(IndexRun)
+            .where(IndexRun.id == status.run_id)
+            .values(state="indexing", attempts=1, worker=env.worker.name, lease_expires_at=now_ms() + 60_000)
+        )
+    msg = FakeMsg()
+    assert await run_job(env.worker, status.run_id, msg) == "ready"
+    assert msg.settled == ["ack"]
+    assert (await env.status(repo.id)).attempts == 2
 
 
 async def test_transient_failures_retry_then_fail(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:

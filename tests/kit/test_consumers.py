@@ -1,0 +1,76 @@
+"""A durable consumer keeps taking work whatever one message's handling raises: its ack
+failing because NATS went away, its database gone. This is what used to stop the indexer
+for good (issue 10, finding 1): the exception ended the consumer loop and nobody noticed."""
+
+from __future__ import annotations
+
+import asyncio
+import tempfile
+from pathlib import Path
+
+from nats.aio.msg import Msg
+
+from services.devrun.infra import EmbeddedNats
+from services.kit.bus import INDEX_JOBS, SUBJECT_INDEX_JOB, Bus
+from services.kit.inbox import DurableConsumer
+
+
+async def wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        if asyncio.get_running_loop().time() > deadline:
+            raise AssertionError(f"not within {timeout}s: {what}")
+        await asyncio.sleep(0.05)
+
+
+async def test_consumer_survives_an_ack_lost_to_a_nats_outage(stream_prefix: str) -> None:
+    server = EmbeddedNats(Path(tempfile.mkdtemp(prefix="cr-consumer-")))
+    bus = Bus(server.start(), stream_prefix)
+    await bus.connect()
+    await bus.ensure_streams()
+    consumer = DurableConsumer(bus, INDEX_JOBS, "jobs", SUBJECT_INDEX_JOB, service="test", ack_wait=3, batch=1)
+    handled: list[bytes] = []
+
+    async def handle(msg: Msg) -> None:
+        if msg.data == b"first" and not handled:
+            server.stop()  # the work finishes while NATS is down: its ack cannot be sent
+        handled.append(msg.data)
+        await msg.ack_sync()
+
+    task = asyncio.create_task(consumer.run(handle))
+    try:
+        await bus.publish(SUBJECT_INDEX_JOB, b"first", msg_id="1")
+        await wait_for(lambda: handled == [b"first"], 10, "the first job is handled")
+        server.proc = None
+        server.start()  # same port and data directory: the stream and the durable survive
+        await wait_for(lambda: bus.connected, 10, "the bus reconnects")
+        await bus.publish(SUBJECT_INDEX_JOB, b"second", msg_id="2")
+        # The unacked first job comes back after ack_wait; the loop is still there to take both.
+        await wait_for(lambda: b"second" in handled and handled.count(b"first") == 2, 20, "both jobs are handled")
+        assert not task.done()
+    finally:
+        consumer.stop()
+        await asyncio.wait_for(task, 5)
+        await bus.close()
+        server.stop()
+
+
+async def test_consumer_survives_a_handler_that_raises(bus: Bus) -> None:
+    consumer = DurableConsumer(bus, INDEX_JOBS, "jobs", SUBJECT_INDEX_JOB, service="test", retry_delay=0.1, batch=1)
+    seen: list[bytes] = []
+
+    async def handle(msg: Msg) -> None:
+        seen.append(msg.data)
+        if msg.data == b"bad" and seen.count(b"bad") == 1:
+            raise ConnectionError("the database went away")
+        await msg.ack_sync()
+
+    task = asyncio.create_task(consumer.run(handle))
+    try:
+        await bus.publish(SUBJECT_INDEX_JOB, b"bad", msg_id="1")
+        await bus.publish(SUBJECT_INDEX_JOB, b"good", msg_id="2")
+        # The failed one is nak'd and comes back; the next one is not held up behind it.
+        await wait_for(lambda: seen.count(b"bad") == 2 and b"good" in seen, 10, "both handled")
+    finally:
+        consumer.stop()
+        await asyncio.wait_for(task, 5)
