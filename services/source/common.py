@@ -13,14 +13,31 @@ import re
 from collections.abc import Iterable, Iterator
 from operator import itemgetter
 
-from tree_sitter import Node
+from tree_sitter import Node, QueryCursor
 
 from services.source.facts import Identifier, Import, Statement, Symbol
+from services.source.languages import capture_query
 
 UPPER_CASE = re.compile(r"^_*[A-Z][A-Z0-9_]*$")
 
 # Roles that are rebound over and over (x = x + 1): one identifier per scope is enough.
 _DEDUPED_ROLES = frozenset({"variable", "attribute", "field", "constant"})
+
+
+def captures(language: str, table: tuple[tuple[str, str], ...], root: Node) -> dict[str, list[Node]]:
+    """Nodes of ``root`` captured by ``table`` (see ``capture_query``), each list in source order.
+
+    ``QueryCursor.captures()`` lists nodes in an order that is not source order and differs
+    between parses of the same bytes; extractors keep the first binding of a name they meet, so
+    walking that order made the same file give different facts (a finding on another line, with
+    another id). Outer nodes come before the nodes they contain that start at the same byte.
+    """
+    found = QueryCursor(capture_query(language, table)).captures(root)
+    return {name: sorted(nodes, key=_source_order) for name, nodes in sorted(found.items())}
+
+
+def _source_order(node: Node) -> tuple[int, int]:
+    return node.start_byte, -node.end_byte
 
 
 class Ctx:

@@ -12,7 +12,8 @@ import msgspec
 
 # 2: prints of a `__main__` block say "main", console.log is a print_call, typing_off statements,
 #    names on their own line in multi-line unpacking, definitions of a `__main__` block private.
-FACTS_SCHEMA_VERSION = 2
+# 3: captures walked in source order (the first binding of a name is the first in the file).
+FACTS_SCHEMA_VERSION = 3
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

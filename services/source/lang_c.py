@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import UPPER_CASE, Ctx, Scopes
-from services.source.languages import capture_query
+from services.source.common import UPPER_CASE, Ctx, Scopes, captures
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -108,7 +107,7 @@ class _File:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query(ctx.language, _CAPTURES)).captures(ctx.root)
+    caps = captures(ctx.language, _CAPTURES, ctx.root)
     for node in caps.get("comment", ()):
         ctx.doc_comment(node)  # C has no single doc syntax: any comment right above documents
     file = _File(ctx, caps)

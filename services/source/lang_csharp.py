@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import Ctx, Scopes
+from services.source.common import Ctx, Scopes, captures
 from services.source.lang_java import catch_catch, jvm_sites
-from services.source.languages import capture_query
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -56,7 +55,7 @@ def _parent(ctx: Ctx, owner: Node | None) -> str:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("csharp", _CAPTURES)).captures(ctx.root)
+    caps = captures("csharp", _CAPTURES, ctx.root)
     data = ctx.data
     types = Scopes([n for kind in ("class", "struct", "interface", "enum") for n in caps.get(kind, ())])
     callables = Scopes(caps.get("method", []) + caps.get("lambda", []))

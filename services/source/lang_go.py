@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import Ctx, Scopes, strip_quotes
-from services.source.languages import capture_query
+from services.source.common import Ctx, Scopes, captures, strip_quotes
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -38,7 +37,7 @@ def _visibility(name: str) -> str:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("go", _CAPTURES)).captures(ctx.root)
+    caps = captures("go", _CAPTURES, ctx.root)
     scopes = Scopes(caps.get("function", []) + caps.get("method", []) + caps.get("lambda", []))
     for node in caps.get("comment", ()):
         ctx.doc_comment(node)

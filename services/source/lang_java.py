@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import Ctx, Scopes, is_logger
-from services.source.languages import capture_query
+from services.source.common import Ctx, Scopes, captures, is_logger
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -46,7 +45,7 @@ def modifier_words(ctx: Ctx, node: Node) -> set[str]:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("java", _CAPTURES)).captures(ctx.root)
+    caps = captures("java", _CAPTURES, ctx.root)
     data = ctx.data
     types = Scopes(caps.get("class", []) + caps.get("interface", []) + caps.get("enum", []))
     callables = Scopes(caps.get("method", []) + caps.get("lambda", []))

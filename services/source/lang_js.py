@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import UPPER_CASE, Ctx, Scopes, first_named, strip_quotes
-from services.source.languages import capture_query
+from services.source.common import UPPER_CASE, Ctx, Scopes, captures, first_named, strip_quotes
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -89,7 +88,7 @@ class _File:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query(ctx.language, _CAPTURES)).captures(ctx.root)
+    caps = captures(ctx.language, _CAPTURES, ctx.root)
     data = ctx.data
     for node in caps.get("comment", ()):
         if data.startswith(b"/**", node.start_byte):

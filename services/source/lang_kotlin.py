@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import UPPER_CASE, Ctx, Scopes
+from services.source.common import UPPER_CASE, Ctx, Scopes, captures
 from services.source.lang_java import catch_catch, jvm_sites
-from services.source.languages import capture_query
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -70,7 +69,7 @@ class _File:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("kotlin", _CAPTURES)).captures(ctx.root)
+    caps = captures("kotlin", _CAPTURES, ctx.root)
     data = ctx.data
     for node in caps.get("comment", ()):
         if data.startswith(b"/**", node.start_byte):

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import Ctx, Scopes, strip_quotes
-from services.source.languages import capture_query
+from services.source.common import Ctx, Scopes, captures, strip_quotes
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -60,7 +59,7 @@ def _annotated(node: Node) -> bool:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("php", _CAPTURES)).captures(ctx.root)
+    caps = captures("php", _CAPTURES, ctx.root)
     data = ctx.data
     types = Scopes([n for kind in ("class", "interface", "enum") for n in caps.get(kind, ())])
     callables = Scopes(caps.get("function", []) + caps.get("method", []) + caps.get("lambda", []))

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import UPPER_CASE, Ctx, Scopes, case_visibility, first_named, is_logger
+from services.source.common import UPPER_CASE, Ctx, Scopes, captures, case_visibility, first_named, is_logger
 from services.source.facts import Symbol
-from services.source.languages import capture_query
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -59,7 +58,7 @@ class _File:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("python", _CAPTURES)).captures(ctx.root)
+    caps = captures("python", _CAPTURES, ctx.root)
     if "." in module:
         ctx.own_package = module.split(".", 1)[0]
     file = _File(ctx, caps)

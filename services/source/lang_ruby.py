@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import Ctx, Scopes, is_logger, strip_quotes
-from services.source.languages import capture_query
+from services.source.common import Ctx, Scopes, captures, is_logger, strip_quotes
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -58,7 +57,7 @@ class _File:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("ruby", _CAPTURES)).captures(ctx.root)
+    caps = captures("ruby", _CAPTURES, ctx.root)
     for node in caps.get("comment", ()):
         ctx.doc_comment(node)
     file = _File(ctx, caps)

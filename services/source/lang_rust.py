@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import re
 
-from tree_sitter import Node, QueryCursor
+from tree_sitter import Node
 
-from services.source.common import Ctx, Scopes
-from services.source.languages import capture_query
+from services.source.common import Ctx, Scopes, captures
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -66,7 +65,7 @@ class _File:
 
 
 def extract(ctx: Ctx, module: str) -> None:
-    caps = QueryCursor(capture_query("rust", _CAPTURES)).captures(ctx.root)
+    caps = captures("rust", _CAPTURES, ctx.root)
     data = ctx.data
     for node in caps.get("comment", ()):
         start = node.start_byte

@@ -53,7 +53,7 @@ def count_words(inp: LearnInput) -> dict[str, int]:
         names = {i.name for i in f.identifiers if i.role in NAME_ROLES}
         for name in names:
             counts.update(set(words(name)))
-    return dict(counts)
+    return dict(sorted(counts.items()))  # sorted: the model (and what iterates it) is the same every run
 
 
 def _convention(thresholds: Thresholds, term: str, variant: str, vocab: dict[str, int]) -> Convention:
