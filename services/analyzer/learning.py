@@ -25,7 +25,6 @@ from services.analyzer.deps import Deps
 from services.analyzer.engine import CONFIG_FILE, ConfigError, ConventionModel, RepoConfig, encode_model, learn
 from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
 from services.analyzer.models import inbox, now_ms
-from services.analyzer.quota import QuotaGate
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import events_pb2
 from services.kit.bus import SUBJECT_REPOSITORY_DELETED, SUBJECT_REPOSITORY_INDEXED, SUBJECT_SUBSCRIPTION_CHANGED
@@ -266,26 +265,14 @@ def start_consumers(runtime: ServiceRuntime, deps: Deps) -> None:
         (DELETED_CONSUMER, SUBJECT_REPOSITORY_DELETED, on_deleted, 60.0),
     )
     if deps.quota is not None:
-        runtime.spawn(_watch_when_connected(runtime, deps.quota), "subscription-watch")
+        runtime.spawn(
+            runtime.bus.watch(SUBJECT_SUBSCRIPTION_CHANGED, deps.quota.on_subscription_changed), "subscription-watch"
+        )
     for durable, subject, handler, ack_wait in specs:
         consumer = EventConsumer(
             runtime.bus, runtime.db, inbox, durable, subject, service="analyzer", ack_wait=ack_wait, batch=1
         )
-        runtime.spawn(_consume_when_connected(runtime, consumer, partial(handler, deps)), durable, consumer.stop)
-
-
-async def _consume_when_connected(runtime: ServiceRuntime, consumer: EventConsumer, handler: Any) -> None:
-    # Consumers are registered before the runtime connects to NATS; wait for it rather than log
-    # a failed fetch on every start.
-    while not runtime.bus.connected:
-        await asyncio.sleep(0.1)
-    await consumer.consume(handler)
-
-
-async def _watch_when_connected(runtime: ServiceRuntime, quota: QuotaGate) -> None:
-    while not runtime.bus.connected:
-        await asyncio.sleep(0.1)
-    await runtime.bus.watch(SUBJECT_SUBSCRIPTION_CHANGED, quota.on_subscription_changed)
+        runtime.spawn(consumer.consume(partial(handler, deps)), durable, consumer.stop)
 
 
 def _cochange_commits(history_doc: dict[str, Any] | None) -> int:

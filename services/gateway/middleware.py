@@ -14,6 +14,7 @@ from services.kit.errors import error_body
 from services.kit.metrics import HTTP_LATENCY, HTTP_REQUESTS
 
 log = logging.getLogger("services.gateway.access")
+_PROBES = frozenset({"/readyz", "/healthz"})
 _SAFE_ID = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 
 
@@ -51,7 +52,8 @@ class RequestContextMiddleware:
             elapsed = time.perf_counter() - start
             HTTP_REQUESTS.labels(path, scope["method"], str(status)).inc()
             HTTP_LATENCY.labels(path, scope["method"]).observe(elapsed)
-            if status >= 500:
+            # A probe's 503 is its answer (not ready yet), not a failure to warn about.
+            if status >= 500 and path not in _PROBES:
                 log.warning("%s %s -> %s in %.1f ms", scope["method"], scope["path"], status, elapsed * 1000)
             request_id_var.reset(token)
 

@@ -55,6 +55,7 @@ class Bus:
         self.root = prefix.lower()
         self.nc: NatsClient | None = None
         self._js: JetStreamContext | None = None
+        self._closing = False
 
     def subject(self, name: str) -> str:
         return f"{self.root}.{name}"
@@ -138,6 +139,7 @@ class Bus:
                 pass
 
     async def close(self) -> None:
+        self._closing = True
         if self.nc is not None and not self.nc.is_closed:
             try:
                 await asyncio.wait_for(self.nc.drain(), timeout=5)
@@ -148,7 +150,9 @@ class Bus:
         log.warning("nats error: %s", exc)
 
     async def _on_disconnect(self) -> None:
-        log.warning("nats disconnected")
+        # A disconnect we asked for (a clean stop) is no news.
+        if not self._closing:
+            log.warning("nats disconnected")
 
     async def _on_reconnect(self) -> None:
         log.info("nats reconnected")

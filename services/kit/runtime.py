@@ -34,6 +34,8 @@ class ServiceRuntime:
         self.outbox_table = outbox
         self.relay: OutboxRelay | None = None
         self._stoppers: list[Any] = []
+        self._pending: list[tuple[Any, str]] = []
+        self._started = False
 
     async def start(self) -> None:
         s = self.settings
@@ -57,6 +59,10 @@ class ServiceRuntime:
         self.server.spawn(self.server.watch_readiness([self.db.ping, self._nats_ready]), "readiness")
         port = await self.server.start()
         log.info("%s listening on %s (port %s)", self.name, s.bind_address(), port)
+        self._started = True
+        for coro, name in self._pending:
+            self.server.spawn(coro, name)
+        self._pending.clear()
 
     async def _nats_ready(self) -> bool:
         return self.bus.connected
@@ -66,7 +72,12 @@ class ServiceRuntime:
             self.relay.wake()
 
     def spawn(self, coro: Any, name: str, stopper: Any = None) -> None:
-        self.server.spawn(coro, name)
+        """Run a background loop; loops registered during setup start once the database is
+        migrated and the bus connected, so none of them begins by failing (and logging it)."""
+        if self._started:
+            self.server.spawn(coro, name)
+        else:
+            self._pending.append((coro, name))
         if stopper is not None:
             self._stoppers.append(stopper)
 
