@@ -49,9 +49,10 @@ SUBJECT_PR_JOB = "jobs.analyze_pr"
 
 
 class Bus:
-    def __init__(self, url: str, prefix: str) -> None:
+    def __init__(self, url: str, prefix: str, replicas: int = 1) -> None:
         self.url = url
         self.prefix = prefix
+        self.replicas = replicas
         self.root = prefix.lower()
         self.nc: NatsClient | None = None
         self._js: JetStreamContext | None = None
@@ -99,6 +100,7 @@ class Bus:
                 max_msgs=spec.max_msgs,
                 max_age=spec.max_age_seconds,
                 duplicate_window=120.0,
+                num_replicas=self.replicas,
             )
             try:
                 await self.js.stream_info(self.stream_name(spec))

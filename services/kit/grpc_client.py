@@ -34,7 +34,9 @@ class RemoteError(ServiceError):
 def retry_service_config(service: str, idempotent_methods: Iterable[str]) -> str:
     """Retries (on UNAVAILABLE only) for the named read-only or idempotent methods."""
     names = [{"service": service, "method": m} for m in idempotent_methods]
-    config: dict[str, Any] = {"methodConfig": []}
+    # round_robin over every address the name resolves to: behind a headless Service each replica
+    # gets a share of the calls (one address locally, where it changes nothing).
+    config: dict[str, Any] = {"loadBalancingConfig": [{"round_robin": {}}], "methodConfig": []}
     if names:
         config["methodConfig"].append(
             {

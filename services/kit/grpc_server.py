@@ -166,6 +166,10 @@ class GrpcServer:
             ("grpc.max_receive_message_length", max_message_mb * 1024 * 1024),
             ("grpc.max_send_message_length", max_message_mb * 1024 * 1024),
             ("grpc.so_reuseport", 0),
+            # Clients reconnect, and so re-resolve the name, at least this often: replicas added
+            # by an autoscaler start getting calls within minutes; calls in flight may finish.
+            ("grpc.max_connection_age_ms", 300_000),
+            ("grpc.max_connection_age_grace_ms", 900_000),  # longer than a learning stream
         ]
         self.server = grpc.aio.server(interceptors=[ServiceInterceptor(service)], options=opts)
         self.health = health_async.HealthServicer()

@@ -29,7 +29,7 @@ class ServiceRuntime:
         self.name = settings.service_name
         self.service_dir = service_dir
         self.db = Database(settings.database_url)
-        self.bus = Bus(settings.nats_url, settings.nats_stream_prefix)
+        self.bus = Bus(settings.nats_url, settings.nats_stream_prefix, settings.nats_stream_replicas)
         self.server = GrpcServer(self.name, settings.bind_address())
         self.outbox_table = outbox
         self.relay: OutboxRelay | None = None

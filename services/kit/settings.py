@@ -39,6 +39,8 @@ class BaseServiceSettings(BaseSettings):
     nats_url: str = "nats://127.0.0.1:4222"
     # Prefix for stream names, so test sessions and parallel deployments never share streams.
     nats_stream_prefix: str = "CR"
+    # Copies of each stream in a NATS cluster (3 on the cluster of deploy/k8s; at most its size).
+    nats_stream_replicas: int = 1
     billing_addr: str = "127.0.0.1:50051"
     indexer_addr: str = "127.0.0.1:50052"
     analyzer_addr: str = "127.0.0.1:50053"
