@@ -62,7 +62,7 @@ class _Base:
         raise ApiError.from_response(response.status_code, body, response.reason_phrase)
 
     def _unreachable(self, exc: httpx.TransportError) -> ApiError:
-        return ApiError(0, "unreachable", f"cannot reach {self.config.url}: {exc or type(exc).__name__}")
+        return ApiError(0, "service_unavailable", f"cannot reach {self.config.url}: {exc or type(exc).__name__}")
 
 
 class Client(_Base):

@@ -6,7 +6,7 @@ from typing import Any
 
 
 class ApiError(Exception):
-    """An answer outside 2xx (or no answer at all: ``status`` 0, code ``unreachable``)."""
+    """An answer outside 2xx (or no answer at all: ``status`` 0, code ``service_unavailable``)."""
 
     def __init__(self, status: int, code: str, error: str, details: dict[str, Any] | None = None) -> None:
         super().__init__(f"{code}: {error}" if status == 0 else f"{status} {code}: {error}")

@@ -115,7 +115,7 @@ def test_unreachable_server_is_an_api_error_after_the_5xx_attempts() -> None:
     slept: list[float] = []
     with Client("http://127.0.0.1:9", "t", sleep=slept.append) as c, pytest.raises(ApiError) as caught:
         c.send(api.validate())
-    assert caught.value.code == "unreachable"
+    assert caught.value.code == "service_unavailable"
     assert caught.value.status == 0
     assert slept == [0.5, 1.0]
 

@@ -1,0 +1,87 @@
+"""The local side of a review: the git work tree a command runs in, its staged changes, a
+branch's changes against its base, and which registered repository it is.
+
+Used by the CLI and the MCP server, which both run beside the developer's checkout.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from services.api.responses import Repository
+from services.api.schemas import FilePatch
+from services.client.errors import ApiError
+
+STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "added", "T": "modified"}
+
+
+def git(root: Path, *args: str) -> str:
+    done = subprocess.run(
+        ["git", "-C", str(root), *args], capture_output=True, text=True, encoding="utf-8", errors="replace"
+    )
+    if done.returncode != 0:
+        raise ApiError(0, "validation_failed", f"git {' '.join(args)}: {done.stderr.strip()}", {"field": "path"})
+    return done.stdout
+
+
+def toplevel(path: Path | str = ".") -> Path:
+    """The work tree that holds ``path`` (a file or directory)."""
+    start = Path(path).expanduser().resolve()
+    directory = start if start.is_dir() else start.parent
+    try:
+        return Path(git(directory, "rev-parse", "--show-toplevel").strip())
+    except ApiError:
+        raise ApiError(0, "validation_failed", f"{start} is not inside a git work tree", {"field": "path"}) from None
+
+
+def relative(root: Path, path: Path | str) -> str:
+    """``path`` as the repository names it (relative, forward slashes)."""
+    absolute = (Path.cwd() / Path(path).expanduser()).resolve()
+    try:
+        return absolute.relative_to(root).as_posix()
+    except ValueError:
+        raise ApiError(0, "validation_failed", f"{path} is outside {root}", {"field": "path"}) from None
+
+
+def staged_diff(root: Path) -> str:
+    """``git diff --cached`` as the analyzer reads it (no colour, no external diff, renames found)."""
+    return git(root, "diff", "--cached", "--no-color", "--no-ext-diff", "-M")
+
+
+@dataclass(frozen=True)
+class BranchChanges:
+    base: str
+    head: str
+    files: list[FilePatch]
+
+
+def branch_changes(root: Path, base: str) -> BranchChanges:
+    """The files HEAD changed since it forked from ``base``, each with its patch and new content."""
+    fork = git(root, "merge-base", base, "HEAD").strip()
+    head = git(root, "rev-parse", "HEAD").strip()
+    files: list[FilePatch] = []
+    for line in git(root, "diff", "--name-status", "-M", "--no-color", fork, head).splitlines():
+        parts = line.split("\t")
+        status = STATUS.get(parts[0][:1], "modified")
+        path = parts[-1]
+        patch = git(root, "diff", "--no-color", "--no-ext-diff", "-M", fork, head, "--", *parts[1:])
+        content = None if status == "removed" else git(root, "show", f"{head}:{path}")
+        files.append(FilePatch(path=path, status=status, patch=patch, content=content))
+    return BranchChanges(base=fork, head=head, files=files)
+
+
+def match(repositories: list[Repository], root: Path) -> Repository | None:
+    """The repository registered for this work tree's path (local kind), if any."""
+    wanted = root.resolve()
+    for repo in repositories:
+        if repo.kind == "local" and repo.source and Path(repo.source).resolve() == wanted:
+            return repo
+    return None
+
+
+def not_registered(root: Path) -> ApiError:
+    return ApiError(
+        404, "repo_not_found", f"no registered repository for {root}: run `codereview repo add` or pass --repo"
+    )
