@@ -111,9 +111,14 @@ async def check_quota(
     if cap == UNLIMITED or needed <= cap:
         return response
     details = {"metric": metric, "used": used, "cap": cap, "plan": plan.id}
+    if metric == "repositories":
+        # Not a quota that a new period refills: only another plan makes room.
+        raise ServiceError(
+            "plan_required", f"the {plan.name} plan allows {cap} repositories ({used} registered)", details
+        )
     if cap == 0:
         raise ServiceError("plan_required", f"the {plan.name} plan does not include {metric}", details)
-    retry = 0 if metric == "repositories" else max(1, end - now)
+    retry = max(1, end - now)
     raise ServiceError(
         "quota_exceeded",
         f"{metric} cap of the {plan.name} plan reached ({used}/{cap})",

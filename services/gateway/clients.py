@@ -26,6 +26,7 @@ IDEMPOTENT = {
     "services.contracts.v1.IndexerService": [
         "GetRepository",
         "ListRepositories",
+        "CountRepositories",
         "GetIndexStatus",
         "GetDomains",
         "GetSegments",

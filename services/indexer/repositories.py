@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.contracts.v1 import common_pb2, events_pb2, indexer_pb2
 from services.indexer import access, runs, sources
 from services.indexer import repository as sql
+from services.indexer.caps import RepositoryCap
 from services.indexer.models import Repository, new_id, outbox
 from services.indexer.settings import IndexerSettings
 from services.kit.bus import SUBJECT_REPOSITORY_DELETED
@@ -58,21 +59,29 @@ async def registration_for(settings: IndexerSettings, request: indexer_pb2.Creat
 
 
 async def create(
-    db: Database, settings: IndexerSettings, request: indexer_pb2.CreateRepositoryRequest
+    db: Database, settings: IndexerSettings, request: indexer_pb2.CreateRepositoryRequest, cap: RepositoryCap
 ) -> tuple[Repository, indexer_pb2.IndexStatus]:
     principal = require_principal()
     owner = access.owner_for(principal, request.org_id)
     reg = await registration_for(settings, request)
     async with db.session() as session:
-        repo = await find_or_create(session, owner, reg, request.installation_id)
+        repo = await find_or_create(session, owner, reg, request.installation_id, cap=cap)
         return repo, await runs.current_status(session, repo)
 
 
-async def find_or_create(session: AsyncSession, owner: str, reg: Registration, installation_id: int = 0) -> Repository:
-    """Registering the same source twice for one owner returns the first registration."""
+async def find_or_create(
+    session: AsyncSession, owner: str, reg: Registration, installation_id: int = 0, *, cap: RepositoryCap | None = None
+) -> Repository:
+    """Registering the same source twice for one owner returns the first registration; a new
+    one (or a claimed one) must fit the owner's plan when ``cap`` is given."""
     existing = await sql.repository_by_source(session, owner, reg.kind, reg.source)
     if existing is not None:
         return existing
+    if cap is not None and owner:
+        await cap.ensure_room(session, owner)
+        existing = await sql.repository_by_source(session, owner, reg.kind, reg.source)
+        if existing is not None:  # registered while we waited for the owner's lock
+            return existing
     if reg.kind == "hosted":
         claimed = await _claim_unowned(session, owner, reg.source)
         if claimed is not None:
@@ -116,6 +125,14 @@ async def get(db: Database, ref: str) -> tuple[Repository, indexer_pb2.IndexStat
     async with db.session() as session:
         repo = await access.load(session, ref, internal_ok=True)
         return repo, await runs.current_status(session, repo)
+
+
+async def count(db: Database, owner: str) -> int:
+    principal = require_principal()
+    if owner not in accessible_owners(principal):
+        raise ServiceError("forbidden", "the caller cannot see this owner's repositories", {"field": "owner"})
+    async with db.session() as session:
+        return await sql.count_repositories(session, owner)
 
 
 def _decode_cursor(cursor: str) -> tuple[int, str] | None:
@@ -169,7 +186,11 @@ async def delete(db: Database, settings: IndexerSettings, ref: str) -> None:
 
 
 async def host_index(
-    db: Database, settings: IndexerSettings, hostapp: sources.HostApp, request: indexer_pb2.HostIndexRequest
+    db: Database,
+    settings: IndexerSettings,
+    hostapp: sources.HostApp,
+    request: indexer_pb2.HostIndexRequest,
+    cap: RepositoryCap,
 ) -> Repository:
     """Create (or find, or claim) the hosted repository and queue an index of it."""
     principal = require_principal()
@@ -181,7 +202,7 @@ async def host_index(
     creds = await hostapp.clone_credentials(full_name)
     reg = Registration("hosted", full_name, full_name, full_name)
     async with db.session() as session:
-        repo = await find_or_create(session, owner, reg, creds.installation_id)
+        repo = await find_or_create(session, owner, reg, creds.installation_id, cap=cap)
         locked = await sql.repository_by_id(session, repo.id, lock=True)
         assert locked is not None
         await runs.start(session, locked, incremental=request.incremental)

@@ -47,6 +47,11 @@ async def list_repositories(
     return list((await session.execute(stmt)).scalars()), int(total)
 
 
+async def count_repositories(session: AsyncSession, owner: str) -> int:
+    stmt = select(func.count()).select_from(Repository).where(Repository.owner == owner)
+    return int((await session.execute(stmt)).scalar_one())
+
+
 async def delete_repository(session: AsyncSession, repo_id: str) -> None:
     # Children go by ON DELETE CASCADE: runs, snapshots (and their files), blob facts.
     await session.execute(delete(Repository).where(Repository.id == repo_id))

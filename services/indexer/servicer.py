@@ -9,6 +9,7 @@ import grpc
 
 from services.contracts.v1 import common_pb2, indexer_pb2, indexer_pb2_grpc
 from services.indexer import files, reads, repositories, runs
+from services.indexer.caps import RepositoryCap
 from services.indexer.settings import IndexerSettings
 from services.indexer.sources import HostApp
 from services.kit.db import Database
@@ -21,12 +22,13 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         self.db = db
         self.settings = settings
         self.hostapp = hostapp
+        self.cap = RepositoryCap(settings.billing_addr, deadline=settings.grpc_deadline_seconds)
         self._wake = wake_relay if callable(wake_relay) else (lambda: None)
 
     async def CreateRepository(
         self, request: indexer_pb2.CreateRepositoryRequest, context: Ctx
     ) -> indexer_pb2.Repository:
-        repo, status = await repositories.create(self.db, self.settings, request)
+        repo, status = await repositories.create(self.db, self.settings, request, self.cap)
         return repositories.to_proto(repo, status)
 
     async def GetRepository(self, request: indexer_pb2.GetRepositoryRequest, context: Ctx) -> indexer_pb2.Repository:
@@ -40,6 +42,11 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         return indexer_pb2.ListRepositoriesResponse(
             repositories=[repositories.to_proto(r, s) for r, s in items], page=page
         )
+
+    async def CountRepositories(
+        self, request: indexer_pb2.CountRepositoriesRequest, context: Ctx
+    ) -> indexer_pb2.RepositoryCount:
+        return indexer_pb2.RepositoryCount(owner=request.owner, count=await repositories.count(self.db, request.owner))
 
     async def DeleteRepository(
         self, request: indexer_pb2.GetRepositoryRequest, context: Ctx
@@ -57,7 +64,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         return await runs.status(self.db, request.repo)
 
     async def HostIndex(self, request: indexer_pb2.HostIndexRequest, context: Ctx) -> indexer_pb2.IndexStatus:
-        repo = await repositories.host_index(self.db, self.settings, self.hostapp, request)
+        repo = await repositories.host_index(self.db, self.settings, self.hostapp, request, self.cap)
         self._wake()
         return await runs.status(self.db, repo.id)
 

@@ -98,7 +98,10 @@ async def test_quota_errors_name_the_plan_and_cap(billing: Billing) -> None:
         await billing.call(
             "CheckQuota", billing_pb2.CheckQuotaRequest(owner=owner, metric="repositories", amount=2), me
         )
-    assert err.value.code == "quota_exceeded"
+    # Repositories are not refilled by a new period: more of them needs another plan.
+    assert err.value.code == "plan_required"
+    assert err.value.http_status == 403
+    assert err.value.details == {"metric": "repositories", "used": 1, "cap": 1, "plan": "tiny"}
 
 
 async def test_quota_of_someone_else_is_forbidden(billing: Billing) -> None:

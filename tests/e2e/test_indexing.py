@@ -130,6 +130,24 @@ def test_bad_registrations_use_the_error_shape(system: RunningSystem, http: http
     assert reply.json()["code"] in ("not_implemented", "repo_not_found", "upstream_error")
 
 
+def test_account_status_counts_the_repositories_against_the_cap(
+    system: RunningSystem, http: httpx.Client, auth: dict[str, str]
+) -> None:
+    # The e2e catalogue's free plan allows 1000 (tests/standins/accounts.py); the refusal of
+    # one too many is tests/billing/test_repository_cap.py's.
+    def status() -> dict:
+        reply = http.get("/v1/account/status", headers=auth)
+        assert reply.status_code == 200, reply.text
+        return reply.json()["usage"]["repositories"]
+
+    assert status() == {"used": 0, "cap": 1000, "remaining": 1000}
+    for i in range(2):
+        path = init_repo(repos_dir(system) / f"counted-{i}")
+        commit(path, {"a.py": "x = 1\n"}, "one")
+        register(http, auth, path)
+    assert status() == {"used": 2, "cap": 1000, "remaining": 998}
+
+
 def test_second_trigger_conflicts_and_a_killed_indexer_never_leaves_it_stuck(
     system: RunningSystem, http: httpx.Client, auth: dict[str, str]
 ) -> None:

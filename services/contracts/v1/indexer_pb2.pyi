@@ -151,6 +151,47 @@ class GetRepositoryRequest(_message.Message):
 Global___GetRepositoryRequest: _TypeAlias = GetRepositoryRequest  # noqa: Y015
 
 @_typing.final
+class CountRepositoriesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OWNER_FIELD_NUMBER: _builtins.int
+    owner: _builtins.str
+    def __init__(
+        self,
+        *,
+        owner: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["owner", b"owner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CountRepositoriesRequest: _TypeAlias = CountRepositoriesRequest  # noqa: Y015
+
+@_typing.final
+class RepositoryCount(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OWNER_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    owner: _builtins.str
+    count: _builtins.int
+    def __init__(
+        self,
+        *,
+        owner: _builtins.str = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "owner", b"owner"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RepositoryCount: _TypeAlias = RepositoryCount  # noqa: Y015
+
+@_typing.final
 class ListRepositoriesRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -70,6 +70,11 @@ class IndexerServiceStub:
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.HostIndexRequest.SerializeToString,
                 response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.IndexStatus.FromString,
                 _registered_method=True)
+        self.CountRepositories = channel.unary_unary(
+                '/services.contracts.v1.IndexerService/CountRepositories',
+                request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.CountRepositoriesRequest.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.RepositoryCount.FromString,
+                _registered_method=True)
         self.GetDomains = channel.unary_unary(
                 '/services.contracts.v1.IndexerService/GetDomains',
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
@@ -153,6 +158,14 @@ class IndexerServiceServicer:
 
     def HostIndex(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def CountRepositories(self, request, context):
+        """How many repositories an owner (the caller or one of its organizations) has: the
+        repository cap's "used" in the account status.
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -244,6 +257,11 @@ def add_IndexerServiceServicer_to_server(servicer, server):
                     servicer.HostIndex,
                     request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.HostIndexRequest.FromString,
                     response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.IndexStatus.SerializeToString,
+            ),
+            'CountRepositories': grpc.unary_unary_rpc_method_handler(
+                    servicer.CountRepositories,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.CountRepositoriesRequest.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.RepositoryCount.SerializeToString,
             ),
             'GetDomains': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDomains,
@@ -475,6 +493,33 @@ class IndexerService:
             '/services.contracts.v1.IndexerService/HostIndex',
             services_dot_contracts_dot_v1_dot_indexer__pb2.HostIndexRequest.SerializeToString,
             services_dot_contracts_dot_v1_dot_indexer__pb2.IndexStatus.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CountRepositories(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/services.contracts.v1.IndexerService/CountRepositories',
+            services_dot_contracts_dot_v1_dot_indexer__pb2.CountRepositoriesRequest.SerializeToString,
+            services_dot_contracts_dot_v1_dot_indexer__pb2.RepositoryCount.FromString,
             options,
             channel_credentials,
             insecure,

@@ -41,6 +41,10 @@ class IndexerServiceStub:
     StartIndex: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.StartIndexRequest, _indexer_pb2.IndexStatus]
     GetIndexStatus: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.GetRepositoryRequest, _indexer_pb2.IndexStatus]
     HostIndex: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.HostIndexRequest, _indexer_pb2.IndexStatus]
+    CountRepositories: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.CountRepositoriesRequest, _indexer_pb2.RepositoryCount]
+    """How many repositories an owner (the caller or one of its organizations) has: the
+    repository cap's "used" in the account status.
+    """
     GetDomains: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]
     GetSegments: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]
     GetNetwork: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]
@@ -63,6 +67,10 @@ class IndexerServiceAsyncStub(IndexerServiceStub):
     StartIndex: _aio.UnaryUnaryMultiCallable[_indexer_pb2.StartIndexRequest, _indexer_pb2.IndexStatus]  # type: ignore[assignment]
     GetIndexStatus: _aio.UnaryUnaryMultiCallable[_indexer_pb2.GetRepositoryRequest, _indexer_pb2.IndexStatus]  # type: ignore[assignment]
     HostIndex: _aio.UnaryUnaryMultiCallable[_indexer_pb2.HostIndexRequest, _indexer_pb2.IndexStatus]  # type: ignore[assignment]
+    CountRepositories: _aio.UnaryUnaryMultiCallable[_indexer_pb2.CountRepositoriesRequest, _indexer_pb2.RepositoryCount]  # type: ignore[assignment]
+    """How many repositories an owner (the caller or one of its organizations) has: the
+    repository cap's "used" in the account status.
+    """
     GetDomains: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
     GetSegments: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
     GetNetwork: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
@@ -124,6 +132,16 @@ class IndexerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _indexer_pb2.HostIndexRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_indexer_pb2.IndexStatus, _abc.Awaitable[_indexer_pb2.IndexStatus]]: ...
+
+    @_abc_1.abstractmethod
+    def CountRepositories(
+        self,
+        request: _indexer_pb2.CountRepositoriesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_indexer_pb2.RepositoryCount, _abc.Awaitable[_indexer_pb2.RepositoryCount]]:
+        """How many repositories an owner (the caller or one of its organizations) has: the
+        repository cap's "used" in the account status.
+        """
 
     @_abc_1.abstractmethod
     def GetDomains(

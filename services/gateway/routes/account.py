@@ -23,6 +23,7 @@ from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_di
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user
 
+UNLIMITED = -1  # a cap's value for "no cap" (services/billing/plans.py)
 router = APIRouter(prefix="/account", tags=["account"])
 audit_router = APIRouter(tags=["audit"])
 
@@ -32,7 +33,15 @@ OrgQuery = Query("", description="Organization id for an organization-scoped sub
 @router.get("/status", summary="Plan, status, seats, period end, cancel flag, usage against caps (any member)")
 async def status(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
     request = billing_pb2.AccountRequest(org_id=org_id)
-    return from_document(await call(clients.billing.GetAccountStatus, request, principal=principal))
+    body = from_document(await call(clients.billing.GetAccountStatus, request, principal=principal))
+    # Billing knows the repository cap, the indexer the repositories: the count comes from there.
+    count = indexer_pb2.CountRepositoriesRequest(owner=body["owner"])
+    used = (await call(clients.indexer.CountRepositories, count, principal=principal)).count
+    repositories = body["usage"]["repositories"]
+    repositories["used"] = used
+    if repositories["cap"] != UNLIMITED:
+        repositories["remaining"] = max(0, repositories["cap"] - used)
+    return body
 
 
 @router.get("/usage", summary="Current-period usage records (any member)")
