@@ -23,6 +23,7 @@ RUN /opt/venv/bin/python -c "import services.contracts.v1.billing_pb2_grpc, serv
 
 FROM ${PYTHON_IMAGE}
 # git: the indexer mirrors and reads repositories with it (https only; ssh clones would need openssh-client).
+# Pinned to bookworm's current build: when Debian replaces it, the build fails until this is bumped.
 RUN apt-get update \
     && apt-get install -y --no-install-recommends git=1:2.39.5-0+deb12u3 \
     && rm -rf /var/lib/apt/lists/* \

