@@ -22,7 +22,15 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.analyzer import loading, repository
 from services.analyzer.deps import Deps
-from services.analyzer.engine import CONFIG_FILE, ConfigError, ConventionModel, RepoConfig, encode_model, learn
+from services.analyzer.engine import (
+    CONFIG_FILE,
+    ConfigError,
+    ConventionModel,
+    RepoConfig,
+    encode_model,
+    learn,
+    toolconfig,
+)
 from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
 from services.analyzer.models import inbox, now_ms
 from services.analyzer.state import LoadedRepo
@@ -51,14 +59,46 @@ async def _optional(what: str, coro: Coroutine[Any, Any, Any]) -> Any:
         return None
 
 
-async def _config_text(deps: Deps, repo_id: str, commit: str) -> str | None:
+# Tool configuration files read per learning run (the nearest wins per directory, so the
+# shallowest ones matter most); a monorepo with hundreds of package.json files is capped.
+MAX_TOOL_CONFIGS = 64
+
+
+def tool_config_paths(facts: list[FileFacts]) -> tuple[list[str], list[str]]:
+    """Paths of the tools' configuration files in the snapshot, and notes on those not read."""
+    wanted: list[str] = []
+    notes: list[str] = []
+    for f in facts:
+        name = f.path.rsplit("/", 1)[-1]
+        if f.skipped in ("vendored", "binary", "oversized"):
+            continue
+        if name in toolconfig.CONFIG_NAMES:
+            wanted.append(f.path)
+        elif name in toolconfig.JS_MODULE_CONFIGS:
+            notes.append(f"{f.path}: not read (a JavaScript module; only JSON/YAML configurations are parsed)")
+    wanted.sort(key=lambda p: (p.count("/"), p))
+    if len(wanted) > MAX_TOOL_CONFIGS:
+        notes.append(f"{len(wanted) - MAX_TOOL_CONFIGS} more configuration files not read (deepest first)")
+    return wanted[:MAX_TOOL_CONFIGS], sorted(notes)
+
+
+async def _tool_config_texts(deps: Deps, repo_id: str, commit: str, paths: list[str]) -> dict[str, str]:
+    texts = await asyncio.gather(*(_file_text(deps, repo_id, path, commit) for path in paths))
+    return {path: text for path, text in zip(paths, texts, strict=True) if text is not None}
+
+
+async def _file_text(deps: Deps, repo_id: str, path: str, commit: str) -> str | None:
     try:
-        reply = await deps.indexer.file(repo_id, CONFIG_FILE, commit)
+        reply = await deps.indexer.file(repo_id, path, commit)
     except ServiceError as exc:
         if exc.code in _TRANSIENT:
             raise
         return None
     return reply.content.decode("utf-8", "replace") if reply.content else None
+
+
+async def _config_text(deps: Deps, repo_id: str, commit: str) -> str | None:
+    return await _file_text(deps, repo_id, CONFIG_FILE, commit)
 
 
 def domain_map(document: Any, paths: list[str]) -> dict[str, str] | None:
@@ -149,11 +189,13 @@ async def learn_and_store(
         # then find the model already there).
         answered, facts = await deps.indexer.facts(repo_id, "", timeout=timeout)
     fetched = time.perf_counter()
-    pairs, domains_doc, history_doc, config_text = await asyncio.gather(
+    paths, notes = tool_config_paths(facts)
+    pairs, domains_doc, history_doc, config_text, tool_texts = await asyncio.gather(
         _optional("co-changes", deps.indexer.co_changes(repo_id)),
         _optional("domains", deps.indexer.document("GetDomains", repo_id)),
         _optional("history", deps.indexer.document("GetHistory", repo_id)),
         _config_text(deps, repo_id, answered),
+        _tool_config_texts(deps, repo_id, answered, paths),
     )
     config: RepoConfig | None = None
     config_info: dict[str, Any] = {"file": CONFIG_FILE, "present": config_text is not None, "errors": []}
@@ -165,6 +207,9 @@ async def learn_and_store(
         except ConfigError as exc:
             # A broken config must not stop reviews: learn without it and say why on global_context.
             config_info["errors"] = exc.errors
+    # What the tools are configured to enforce: files the repository's .codereview.yml ignores do not count.
+    tool_configs = toolconfig.read({p: t for p, t in tool_texts.items() if config is None or not config.is_ignored(p)})
+    config_info["declared"] = {"files": tool_configs.files, "notes": notes + tool_configs.notes}
     domains = domain_map(domains_doc, [f.path for f in facts])
     gathered = time.perf_counter()
     model = await asyncio.to_thread(
@@ -174,6 +219,7 @@ async def learn_and_store(
         cochange_commits=_cochange_commits(history_doc),
         domains=domains,
         config=config,
+        tool_configs=tool_configs,
         repository=repo_id,
         commit=answered,
     )

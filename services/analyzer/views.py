@@ -39,6 +39,14 @@ def convention(c: Convention) -> dict[str, Any]:
     }
     if c.alternatives:
         view["alternatives"] = dict(c.alternatives)
+    if c.source == "declared":
+        # Where the tools declare it, and whether the code agrees or the declaration overrides it.
+        view["declared"] = {
+            "file": c.params.get("declared_in", ""),
+            "setting": c.params.get("setting", ""),
+            "learned": c.params.get("learned"),
+            "agreement": c.params.get("agreement", "declared"),
+        }
     return view
 
 

@@ -29,6 +29,7 @@ from services.indexer.reads import checked_path, indexed
 from services.indexer.settings import IndexerSettings
 from services.kit.db import Database
 from services.kit.errors import ServiceError
+from services.source.paths import is_tool_config
 
 CHUNK_FILES = 200
 CHUNK_BYTES = 4 * 1024 * 1024
@@ -71,6 +72,12 @@ async def stream_facts(db: Database, request: indexer_pb2.StreamFactsRequest) ->
             yield chunk
 
 
+def _served_anyway(path: str, skipped: str) -> bool:
+    """A tool's configuration file (``.editorconfig``, ``setup.cfg``) is read by the analyzer
+    for its declared conventions, though it is in no language we extract facts from."""
+    return skipped == "unsupported_language" and is_tool_config(path)
+
+
 def _unsupported(path: str, reason: str) -> ServiceError:
     return ServiceError(
         "unsupported_file_type", f"{path} is not analyzable ({reason})", {"path": path, "reason": reason}
@@ -97,7 +104,7 @@ async def get_file(
         if found is None:
             raise ServiceError("file_not_found", "the path is not in the indexed snapshot", {"path": path})
         row, facts = found
-        if row.skipped:
+        if row.skipped and not _served_anyway(path, row.skipped):
             raise _unsupported(path, row.skipped)
         if row.size <= _INLINE_READ_BYTES and READERS.has_idle(mirror):  # answered in well under a ms
             content = _read_blob(mirror, row.blob_sha, settings.max_file_bytes)
@@ -137,7 +144,7 @@ def _file_at(mirror: str, commit: str, path: str, max_bytes: int) -> indexer_pb2
 
     content = _read_blob(mirror, sha, max_bytes) or b""
     facts = extract(path, content, max_bytes=max_bytes, blob_sha=sha)
-    if facts.skipped:
+    if facts.skipped and not _served_anyway(path, facts.skipped):
         raise _unsupported(path, facts.skipped)
     return indexer_pb2.FileContent(path=path, blob_sha=sha, content=content, facts=encode_facts(facts), commit=commit)
 

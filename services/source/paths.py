@@ -21,6 +21,20 @@ _GENERATED_MARKERS_LOWER = (
 )  # fmt: skip
 _MINIFIABLE = frozenset({"javascript", "typescript", "tsx", "css", "scss", "html", "json"})
 
+# Tools' configuration files whose settings the analyzer reads as declared conventions (by base
+# name). Most have no language of ours: the indexer extracts no facts from them but serves them.
+TOOL_CONFIG_NAMES: frozenset[str] = frozenset(
+    {"pyproject.toml", "setup.cfg", "tox.ini", ".flake8", ".pylintrc", "pylintrc", ".isort.cfg",
+     ".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".eslintrc", ".eslintrc.json",
+     ".eslintrc.yaml", ".eslintrc.yml", "rustfmt.toml", ".rustfmt.toml", ".clang-format", "_clang-format",
+     ".editorconfig", "package.json"}
+)  # fmt: skip
+
+
+def is_tool_config(path: str) -> bool:
+    return path.rsplit("/", 1)[-1] in TOOL_CONFIG_NAMES
+
+
 _TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
 _JS = frozenset({"javascript", "typescript", "tsx"})
 _JVM_TEST_NAME = re.compile(r"^(?:Test(?=[A-Z])(\w+)|(\w+?)(?:Tests?|IT|Spec))$")

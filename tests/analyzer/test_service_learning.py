@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import partial
 
 import pytest
@@ -19,7 +19,7 @@ from services.kit.grpc_client import call
 from services.kit.inbox import EventConsumer
 from services.kit.outbox import envelope
 from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH
-from tests.analyzer.service_support import ALICE, Harness, harness_fixture  # noqa: F401
+from tests.analyzer.service_support import ALICE, Harness, doc, harness_fixture  # noqa: F401
 
 
 @pytest.fixture
@@ -54,6 +54,14 @@ async def wait_for(predicate, timeout: float = 20.0) -> None:  # type: ignore[no
         if asyncio.get_running_loop().time() > deadline:
             raise AssertionError("condition not reached")
         await asyncio.sleep(0.05)
+
+
+def learned_at(harness: Harness, head: str) -> Callable[[], Awaitable[bool]]:
+    async def learned() -> bool:
+        entry = harness.deps.cache.get("r-alice")
+        return entry is not None and entry.commit == head
+
+    return learned
 
 
 async def models(h: Harness) -> list[ConventionModelRow]:
@@ -96,6 +104,44 @@ async def test_indexed_event_learns_and_stores_the_model_per_commit(harness: Har
     result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
     assert {f.rule for f in result.findings} == {"naming.case.function", "documentation.docstring.function"}
     assert result.commit == head
+
+
+async def test_tool_configuration_is_fetched_and_shown_as_declared(harness: Harness, bus: Bus, consumers) -> None:
+    repo = harness.indexer.repos["r-alice"]
+    repo.files["pyproject.toml"] = b'[project]\nname = "app"\n\n[tool.black]\nline-length = 100\n'
+    repo.files["web/eslint.config.js"] = b"export default [];\n"
+    await publish_indexed(bus, repo.head)
+    await wait_for(learned_at(harness, repo.head))
+    [row] = await models(harness)
+    declared = row.summary["config"]["declared"]
+    assert declared["files"] == ["pyproject.toml"]
+    assert declared["notes"] == [
+        "web/eslint.config.js: not read (a JavaScript module; only JSON/YAML configurations are parsed)"
+    ]
+    context = doc(
+        await call(
+            harness.stub.GetReviewContext,
+            analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/billing/new.py"),
+            principal=ALICE,
+        )
+    )
+    by_rule = {c["rule"]: c for c in context["conventions"]}
+    length = by_rule["formatting.line_length"]
+    assert (length["choice"], length["level"], length["source"]) == ("100", "strict", "declared")
+    assert length["declared"]["file"] == "pyproject.toml"
+    assert length["declared"]["setting"] == "[tool.black] line-length = 100"
+    assert length["declared"]["agreement"] == "overrides"  # the corpus keeps 79
+    assert by_rule["formatting.quotes"]["declared"]["agreement"] == "agrees"
+    assert by_rule["naming.case.function"]["source"] == "learned"
+    line = "X = " + "1 + " * 22 + "1"  # 93 characters: over what the code keeps, within what black allows
+    text = PLANTED + line + "\n" + "Y = " + "1 + " * 25 + "1\n"
+    request = analyzer_pb2.AnalyzeFileRequest(
+        repo="r-alice", path=PLANTED_PATH, content=text.encode(), has_content=True
+    )
+    result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    long_lines = [f for f in result.findings if f.rule == "formatting.line_length"]
+    assert [f.start_line for f in long_lines] == [text.count("\n")]
+    assert "declared in pyproject.toml: [tool.black] line-length = 100" in long_lines[0].message
 
 
 async def test_redelivered_event_is_applied_once(harness: Harness, bus: Bus, consumers) -> None:

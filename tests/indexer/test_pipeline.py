@@ -225,6 +225,28 @@ async def test_hostile_and_unusual_content_is_recorded_as_skipped(env: Env, tmp_
     assert all(b"TOP SECRET" not in f.facts for c in chunks for f in c.files)
 
 
+async def test_tool_configuration_files_are_served_though_no_facts_are_extracted(env: Env) -> None:
+    root = init_repo(env.root / "configured")
+    editorconfig = "root = true\n\n[*.py]\nindent_style = space\nindent_size = 4\nmax_line_length = 100\n"
+    first = commit(
+        root,
+        {"app/core.py": "x = 1\n", ".editorconfig": editorconfig, "setup.cfg": "[flake8]\nmax-line-length = 100\n"},
+        "configured",
+    )
+    commit(root, {"NOTES.xyz": "free text\n"}, "notes")
+    repo = await env.register("configured")
+    status = await env.index(repo.id)
+    assert status.state == "ready", status.error
+    async with env.db.session() as session:
+        rows = dict((await session.execute(select(SnapshotFile.path, SnapshotFile.skipped))).all())
+    assert rows[".editorconfig"] == rows["setup.cfg"] == rows["NOTES.xyz"] == "unsupported_language"
+
+    assert (await env.file(repo.id, ".editorconfig")).content.decode() == editorconfig
+    assert b"max-line-length = 100" in (await env.file(repo.id, "setup.cfg", first)).content  # at another commit too
+    error = await refused(env.file(repo.id, "NOTES.xyz"), "unsupported_file_type")
+    assert error.details["reason"] == "unsupported_language"
+
+
 async def test_empty_repository_fails_cleanly(env: Env) -> None:
     init_repo(env.root / "empty")
     repo = await env.register("empty")

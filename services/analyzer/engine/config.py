@@ -113,6 +113,11 @@ def _glob(pattern: str) -> re.Pattern[str]:
     return re.compile(f"^{prefix}{body}(?:/.*)?$")
 
 
+def path_glob(pattern: str) -> re.Pattern[str]:
+    """The compiled gitignore-flavoured glob (also used for tools' per-file-ignores)."""
+    return _glob(pattern)
+
+
 def _threshold(raw: Any, where: str, errors: list[str], base: Threshold) -> Threshold:
     if not isinstance(raw, dict):
         errors.append(f"{where}: expected a mapping with min_share/min_count")

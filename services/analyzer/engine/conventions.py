@@ -21,7 +21,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # are relearned in the background when the analyzer starts (services/analyzer/upgrade.py).
 # 2: new-library rule, acronyms, directories silence only when significantly less consistent,
 #    console.log as the JS/TS print idiom, annotations skip modules that turn type checking off.
-MODEL_SCHEMA_VERSION = 2
+# 3: conventions declared in the tools' configuration files (source "declared"), no line length
+#    for Markdown/YAML/JSON from a repository-wide setting.
+MODEL_SCHEMA_VERSION = 3
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
@@ -64,7 +66,7 @@ class Convention(msgspec.Struct, omit_defaults=True):
     examples: tuple[str, ...] = ()
     alternatives: dict[str, int] = {}
     params: dict[str, Param] = {}
-    source: str = "learned"  # learned | config | reports
+    source: str = "learned"  # learned | declared (tools' config files) | config | reports
 
     @property
     def enforced(self) -> bool:

@@ -12,6 +12,7 @@ from collections import Counter
 from services.analyzer.engine import layout
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.declared import PROSE_AND_DATA
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
 from services.analyzer.engine.textscan import QUOTE_LANGUAGES
@@ -140,6 +141,8 @@ def check(fc: FileCheck) -> None:
     if fc.language in QUOTE_LANGUAGES and quotes is not None and fc.wants(quotes):
         layout.quotes(fc, quotes)
     length = fc.find(LENGTH)
+    if length is not None and length.language != fc.language and fc.language in PROSE_AND_DATA:
+        length = None  # a repository-wide limit is meant for code, not Markdown or YAML
     if length is not None and length.choice.isdigit() and fc.wants(length):
         layout.long_lines(fc, length)
     trailing = fc.find(TRAILING)

@@ -1,8 +1,9 @@
 """Learning: a repository's facts (plus history and domains) in, a :class:`ConventionModel` out.
 
 Pure: the caller passes the facts of every indexed file, the co-change pairs and the path ->
-domain mapping computed by the indexer, and the text of ``.codereview.yml`` if the repository has
-one. Nothing here reads files or talks to a database.
+domain mapping computed by the indexer, the text of ``.codereview.yml`` if the repository has
+one, and the texts of the tools' configuration files it found (``toolconfig.CONFIG_NAMES``).
+Nothing here reads files or talks to a database.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import msgspec
 
 from services.analyzer.engine import (
     cochange,
+    declared,
     dependencies,
     documentation,
     formatting,
@@ -33,8 +35,10 @@ from services.analyzer.engine.conventions import (
     ConventionModel,
     Scope,
 )
+from services.analyzer.engine.formatting import LENGTH
 from services.analyzer.engine.learning import CoChange, LearnInput, default_domain
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
+from services.analyzer.engine.toolconfig import ToolConfigs, read
 from services.source.facts import FileFacts
 
 # Rule prefix in a config override -> the family that owns it (for overrides with nothing learned).
@@ -48,11 +52,16 @@ def learn(
     cochange_commits: int = 0,
     domains: Mapping[str, str] | None = None,
     config: RepoConfig | str | None = None,
+    tool_configs: ToolConfigs | Mapping[str, str] | None = None,
     thresholds: Thresholds | None = None,
     repository: str = "",
     commit: str = "",
 ) -> ConventionModel:
-    """Learn every family's conventions from one repository snapshot."""
+    """Learn every family's conventions from one repository snapshot.
+
+    ``tool_configs``: the tools' configuration files (path -> text, or already read); what they
+    declare replaces what was learned, and ``.codereview.yml`` replaces both.
+    """
     cfg = parse_config(config) if isinstance(config, str) else (config or RepoConfig())
     th = cfg.apply_thresholds(thresholds or DEFAULT_THRESHOLDS)
     kept = [f for f in files if not f.skipped and not cfg.is_ignored(f.path)]
@@ -81,6 +90,8 @@ def learn(
     convs += documentation.learn(inp)
     convs += idioms.learn(inp)
     convs += cochange.learn(inp.cochange, th, ignored, history_commits=cochange_commits)
+    tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
+    convs = declared.with_declared(convs, tools, kept)
     convs = apply_overrides(convs, cfg)
     return ConventionModel(
         conventions=convs,
@@ -112,7 +123,8 @@ def apply_overrides(convs: list[Convention], cfg: RepoConfig) -> list[Convention
     done: set[str] = set()
     for conv in convs:
         choice = cfg.conventions.get(conv.rule)
-        if choice is None:
+        if choice is None or (conv.rule == LENGTH and conv.language in declared.PROSE_AND_DATA):
+            # A line length set for code does not govern Markdown or a CI workflow.
             out.append(conv)
             continue
         done.add(conv.rule)

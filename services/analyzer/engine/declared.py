@@ -1,0 +1,292 @@
+"""Conventions the repository declares in its tools' configuration, beside what it was seen to do.
+
+Every source file is given the settings of the tool configurations that govern it (the nearest
+file of each tool above it; every ``.editorconfig`` up to the one marked ``root``). Where tools
+disagree, the line length is the most lenient limit any formatter or linter enforces (a line
+black leaves at 95 passes a flake8 set to 100) and EditorConfig only counts without them; other
+rules follow the formatter, then the linter, then EditorConfig. The values are then laid over
+the directory tree: the language scope gets the value most files have, a directory gets its own
+only where its files mostly differ from the scope above (a nested ``pyproject.toml``).
+
+A declared convention is enforced at the strict level and replaces the learned one of its rule
+and scope (and the learned directory conventions it covers); its description says where it is
+declared and whether the code agrees with it or it overrides the learned habit. A line length is
+never declared for prose and data files (Markdown, YAML, JSON, ...): a formatter's width for
+Python says nothing about a CI workflow.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from services.analyzer.engine.config import path_glob
+from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope
+from services.analyzer.engine.thresholds import STRICT
+from services.analyzer.engine.toolconfig import (
+    EDITOR,
+    LENGTH,
+    Setting,
+    ToolConfigs,
+    ToolSettings,
+    editorconfig_settings,
+)
+from services.source.facts import FileFacts
+
+SOURCE = "declared"
+FAMILY = "formatting"
+# Formatting-only languages where a line length learned or declared for code does not apply.
+PROSE_AND_DATA: frozenset[str] = frozenset({"markdown", "yaml", "json", "toml", "xml", "html"})
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    rule: str
+    choice: str
+    file: str
+    setting: str
+
+    @property
+    def sort_key(self) -> tuple[str, str, str]:
+        return (self.choice, self.file, self.setting)
+
+
+def per_file(configs: ToolConfigs, files: Iterable[FileFacts]) -> dict[tuple[str, str], dict[str, Declared | None]]:
+    """(rule, language) -> path -> the value declared for that file (None: nothing declared)."""
+    by_tool: dict[str, dict[str, ToolSettings]] = {}
+    for t in configs.tools:
+        by_tool.setdefault(t.tool, {}).setdefault(t.directory, t)
+    out: dict[tuple[str, str], dict[str, Declared | None]] = {}
+    paths: dict[str, list[str]] = {}
+    for f in files:
+        if not f.language or f.skipped:
+            continue
+        paths.setdefault(f.language, []).append(f.path)
+        found: dict[str, list[tuple[int, int, str, Declared]]] = {}
+        dirs = [*_ancestors(f.path), ""]
+        for tool, by_dir in sorted(by_tool.items()):
+            ts = next((by_dir[d] for d in dirs if d in by_dir), None)
+            if ts is None or f.language not in ts.languages:
+                continue
+            exempt = {r for glob, rules in ts.exempt if _matches(glob, f.path, ts.directory) for r in rules}
+            for s in ts.settings:
+                if s.rule not in exempt:
+                    found.setdefault(s.rule, []).append((ts.rank, _number(s), tool, _declared(s, ts.path)))
+        if configs.editorconfigs:
+            for s, path in _editorconfig(configs, f.path, dirs):
+                found.setdefault(s.rule, []).append((EDITOR, _number(s), "editorconfig", _declared(s, path)))
+        for rule, candidates in found.items():
+            value = _resolve(rule, candidates, f.language)
+            if value is not None:
+                out.setdefault((rule, f.language), {})[f.path] = value
+    for (_rule, language), values in out.items():
+        for path in paths[language]:
+            values.setdefault(path, None)  # undeclared files vote too
+    return out
+
+
+_EDITOR_RULES = frozenset(
+    {
+        "formatting.indent.unit",
+        "formatting.indent.width",
+        LENGTH,
+        "formatting.trailing_whitespace",
+        "formatting.final_newline",
+        "formatting.line_endings",
+    }
+)
+
+
+def _declared(s: Setting, path: str) -> Declared:
+    return Declared(s.rule, s.choice, path, s.evidence)
+
+
+def _number(s: Setting) -> int:
+    return int(s.choice) if s.choice.isdigit() else 0
+
+
+def _resolve(rule: str, candidates: list[tuple[int, int, str, Declared]], language: str) -> Declared | None:
+    if not candidates:
+        return None
+    if rule == LENGTH:
+        if language in PROSE_AND_DATA:
+            return None
+        tools = [c for c in candidates if c[0] != EDITOR]
+        pool = tools or candidates
+        return max(pool, key=lambda c: (c[1], -c[0], c[2]))[3]
+    return min(candidates, key=lambda c: (c[0], c[2]))[3]
+
+
+def _ancestors(path: str) -> list[str]:
+    out: list[str] = []
+    d = posixpath.dirname(path)
+    while d:
+        out.append(d)
+        d = posixpath.dirname(d)
+    return out
+
+
+def _matches(glob: str, path: str, base: str) -> bool:
+    rel = path[len(base) + 1 :] if base and path.startswith(base + "/") else path
+    return bool(path_glob(glob).match(rel))
+
+
+def _editorconfig(configs: ToolConfigs, path: str, dirs: list[str]) -> list[tuple[Setting, str]]:
+    """EditorConfig's own lookup: nearer files override farther ones, up to one marked root."""
+    chain = []
+    for d in dirs:
+        ec = configs.editorconfigs.get(d)
+        if ec is not None:
+            chain.append(ec)
+            if ec.root:
+                break
+    options: dict[str, str] = {}
+    origin: dict[str, str] = {}
+    for ec in reversed(chain):  # farthest first, so nearer files overwrite
+        for key, value in ec.options(path).items():
+            options[key] = value
+            origin[key] = ec.path
+    out: list[tuple[Setting, str]] = []
+    for key in sorted(options):
+        where = f"[{posixpath.basename(origin[key])}]"
+        for s in editorconfig_settings({key: options[key], **_style(options, key)}, where):
+            if s.rule in _KEY_RULES.get(key, ()):
+                out.append((Setting(s.rule, s.choice, s.evidence.removeprefix(where + " ")), origin[key]))
+    return out
+
+
+_KEY_RULES = {
+    "indent_style": ("formatting.indent.unit",),
+    "indent_size": ("formatting.indent.width",),
+    "max_line_length": (LENGTH,),
+    "trim_trailing_whitespace": ("formatting.trailing_whitespace",),
+    "insert_final_newline": ("formatting.final_newline",),
+    "end_of_line": ("formatting.line_endings",),
+}
+
+
+def _style(options: dict[str, str], key: str) -> dict[str, str]:
+    # indent_size depends on indent_style (no width for tabs).
+    return {"indent_style": options["indent_style"]} if key == "indent_size" and "indent_style" in options else {}
+
+
+# --- laying the values over the tree ----------------------------------------------------------
+
+
+def scoped(values: dict[str, Declared | None]) -> list[tuple[str, Declared]]:
+    """(directory, value): "" for the language scope, then directories that mostly differ."""
+    counts: dict[str, Counter[Declared | None]] = {}
+    for path, value in values.items():
+        for d in ["", *_ancestors(path)]:
+            counts.setdefault(d, Counter())[value] += 1
+    chosen: dict[str, Declared | None] = {}
+    out: list[tuple[str, Declared]] = []
+    for d in sorted(counts, key=lambda x: (x.count("/") + 1 if x else 0, x)):
+        best = max(counts[d].items(), key=lambda kv: (kv[1], kv[0].sort_key if kv[0] else ("", "", "")))[0]
+        if d:
+            inherited = next((chosen[a] for a in _ancestors(d) if a in chosen), chosen.get(""))
+            if best == inherited:
+                continue
+        chosen[d] = best
+        if best is not None:
+            out.append((d, best))
+    return out
+
+
+def apply(
+    convs: list[Convention], declared: dict[tuple[str, str], dict[str, Declared | None]], files: list[FileFacts]
+) -> list[Convention]:
+    """``convs`` with the declared conventions laid over the learned ones."""
+    if not declared:
+        return convs
+    placed: dict[tuple[str, str], list[tuple[str, Declared]]] = {k: scoped(v) for k, v in declared.items()}
+    learned = {(c.rule, c.language, c.scope.kind, c.scope.value): c for c in convs}
+    maxima = {f.path: f.formatting.max_line_length for f in files if f.formatting is not None}
+    out: list[Convention] = []
+    for c in convs:
+        where = placed.get((c.rule, c.language))
+        if where is not None and _covered(c, where):
+            continue
+        out.append(c)
+    for (rule, language), where in sorted(placed.items()):
+        for directory, value in where:
+            scope = Scope(DIRECTORY, directory) if directory else Scope(LANGUAGE, language)
+            base = learned.get((rule, language, scope.kind, scope.value)) or learned.get(
+                (rule, language, LANGUAGE, language)
+            )
+            paths = [
+                p
+                for p, v in declared[(rule, language)].items()
+                if v == value and (not directory or p.startswith(directory + "/"))
+            ]
+            out.append(_convention(rule, language, scope, value, base, paths, maxima))
+    return out
+
+
+def _covered(c: Convention, where: list[tuple[str, Declared]]) -> bool:
+    dirs = {d for d, _ in where}
+    if c.scope.kind == LANGUAGE:
+        return "" in dirs
+    if c.scope.kind == DOMAIN:
+        return "" in dirs
+    if c.scope.kind == DIRECTORY:
+        return "" in dirs or any(c.scope.value == d or c.scope.value.startswith(d + "/") for d in dirs)
+    return False
+
+
+def _convention(
+    rule: str,
+    language: str,
+    scope: Scope,
+    value: Declared,
+    learned: Convention | None,
+    paths: list[str],
+    maxima: dict[str, int],
+) -> Convention:
+    params: dict[str, str | int | float | bool] = {"declared_in": value.file, "setting": value.setting}
+    count = support = 0
+    if rule == LENGTH:
+        limit = int(value.choice)
+        params["limit"] = limit
+        kept = [maxima[p] for p in paths if p in maxima]
+        count, support = len(kept), sum(1 for m in kept if m <= limit)
+    elif learned is not None:
+        count = learned.count
+        support = learned.support if learned.choice == value.choice else learned.alternatives.get(value.choice, 0)
+    agreement = "declared"
+    suffix = ""
+    if learned is not None:
+        params["learned"] = learned.choice
+        agreement = "agrees" if learned.choice == value.choice else "overrides"
+        suffix = (
+            f"; the code agrees: {learned.description}"
+            if agreement == "agrees"
+            else f"; it overrides the learned habit: {learned.description}"
+        )
+    params["agreement"] = agreement
+    lang = f"[{language}]" if language else ""
+    return Convention(
+        id=f"{rule}@{scope.kind}:{scope.value}{lang}",
+        family=FAMILY,
+        rule=rule,
+        scope=scope,
+        choice=value.choice,
+        share=round(support / count, 4) if count else 1.0,
+        count=count,
+        support=support,
+        language=language,
+        level=STRICT,
+        confidence=1.0,
+        description=f"declared in {value.file}: {value.setting}{suffix}",
+        alternatives=dict(learned.alternatives) if learned is not None else {},
+        params=params,
+        source=SOURCE,
+    )
+
+
+def with_declared(convs: list[Convention], configs: ToolConfigs | None, files: list[FileFacts]) -> list[Convention]:
+    if configs is None or not (configs.tools or configs.editorconfigs):
+        return convs
+    return apply(convs, per_file(configs, files), files)

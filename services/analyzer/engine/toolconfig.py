@@ -1,0 +1,520 @@
+"""What the repository's own tools are configured to enforce, read from their configuration files.
+
+Each reader parses one tool's file with the library the tool itself uses (``tomllib`` for
+``pyproject.toml`` and ``rustfmt.toml``, ``configparser`` for ``setup.cfg`` / ``tox.ini`` /
+``.flake8`` / ``.pylintrc``, YAML/JSON for Prettier, ESLint and ``.clang-format``, the
+``editorconfig`` package's parser for ``.editorconfig``) and returns :class:`Setting` values in
+our rule vocabulary. A tool's defaults count when the tool is configured: a ``[tool.black]``
+table without ``line-length`` declares 88.
+
+Pure: texts in, settings out. Which file applies to which source file is ``declared``'s job.
+"""
+
+from __future__ import annotations
+
+import configparser
+import io
+import json
+import posixpath
+import tomllib
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, cast
+
+import yaml
+from editorconfig.exceptions import ParsingError
+from editorconfig.ini import EditorConfigParser
+
+from services.source.paths import TOOL_CONFIG_NAMES
+
+LENGTH = "formatting.line_length"
+UNIT = "formatting.indent.unit"
+WIDTH = "formatting.indent.width"
+QUOTES = "formatting.quotes"
+TRAILING = "formatting.trailing_whitespace"
+FINAL_NEWLINE = "formatting.final_newline"
+LINE_ENDINGS = "formatting.line_endings"
+IMPORT_ORDER = "formatting.imports.order"
+
+PYTHON: tuple[str, ...] = ("python",)
+JS: tuple[str, ...] = ("javascript", "typescript", "tsx")
+PRETTIER_LANGUAGES: tuple[str, ...] = (*JS, "css", "scss", "vue", "svelte")
+RUST: tuple[str, ...] = ("rust",)
+
+# Ranks when tools disagree on a rule other than line length: the formatter rewrites the file,
+# a linter only complains, an editor setting only suggests.
+FORMATTER, LINTER, EDITOR = 0, 1, 2
+
+# Files read, by base name. JavaScript-module configs (``prettier.config.js``,
+# ``eslint.config.js``) are code: they are listed so the analyzer can say they were not read.
+PYPROJECT = "pyproject.toml"
+INI_FILES = ("setup.cfg", "tox.ini", ".flake8", ".pylintrc", "pylintrc", ".isort.cfg")
+PRETTIER_FILES = (".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml")
+ESLINT_FILES = (".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml")
+RUSTFMT_FILES = ("rustfmt.toml", ".rustfmt.toml")
+CLANG_FORMAT_FILES = (".clang-format", "_clang-format")
+EDITORCONFIG = ".editorconfig"
+PACKAGE_JSON = "package.json"
+JS_MODULE_CONFIGS = (
+    ".prettierrc.js",
+    ".prettierrc.cjs",
+    ".prettierrc.mjs",
+    "prettier.config.js",
+    "prettier.config.cjs",
+    "prettier.config.mjs",
+    ".eslintrc.js",
+    ".eslintrc.cjs",
+    "eslint.config.js",
+    "eslint.config.cjs",
+    "eslint.config.mjs",
+    "eslint.config.ts",
+)
+# Every name read above (the indexer serves these files although it extracts no facts from them).
+CONFIG_NAMES: frozenset[str] = TOOL_CONFIG_NAMES
+
+
+@dataclass(frozen=True, slots=True)
+class Setting:
+    rule: str
+    choice: str
+    evidence: str  # "[tool.black] line-length = 88"
+
+
+@dataclass(slots=True)
+class ToolSettings:
+    """One tool's settings from one file, for the files under ``directory`` in ``languages``."""
+
+    tool: str  # black, ruff, flake8, prettier, ... (the nearest file of a tool wins)
+    path: str  # the configuration file
+    rank: int
+    languages: tuple[str, ...]
+    settings: list[Setting] = field(default_factory=list)
+    # (glob, rules) the tool does not apply to matching files (ruff/flake8 per-file-ignores).
+    exempt: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+
+    @property
+    def directory(self) -> str:
+        return posixpath.dirname(self.path)
+
+
+@dataclass(slots=True)
+class ToolConfigs:
+    tools: list[ToolSettings] = field(default_factory=list)
+    editorconfigs: dict[str, EditorConfigFile] = field(default_factory=dict)  # directory -> file
+    notes: list[str] = field(default_factory=list)  # files not read and why
+
+    @property
+    def files(self) -> list[str]:
+        return sorted({t.path for t in self.tools} | {e.path for e in self.editorconfigs.values()})
+
+
+@dataclass(slots=True)
+class EditorConfigFile:
+    path: str
+    text: str
+    root: bool
+
+    def options(self, file_path: str) -> dict[str, str]:
+        """Options of this file's sections matching ``file_path`` (later sections win)."""
+        parser = EditorConfigParser("/" + file_path)
+        # The package reads from disk; its own line parser is fed the stored text instead.
+        parser._read(cast(Any, io.StringIO(self.text)), "/" + self.path)
+        return {k: v.lower() for k, v in parser.options.items()}
+
+
+def read(texts: Mapping[str, str]) -> ToolConfigs:
+    """Every tool setting found in ``texts`` (path -> file content), with notes on what was not read."""
+    out = ToolConfigs()
+    for path in sorted(texts):
+        name = posixpath.basename(path)
+        text = texts[path]
+        try:
+            if name == PYPROJECT:
+                out.tools += _pyproject(path, tomllib.loads(text))
+            elif name in INI_FILES:
+                out.tools += _ini(path, text)
+            elif name in PRETTIER_FILES:
+                _prettier(out, path, _json_or_yaml(text), f"{name}: ")
+            elif name == PACKAGE_JSON:
+                doc = json.loads(text)
+                if isinstance(doc, dict) and "prettier" in doc:
+                    _prettier(out, path, doc["prettier"], 'package.json "prettier": ')
+                if isinstance(doc, dict) and isinstance(doc.get("eslintConfig"), dict):
+                    out.tools += _eslint(path, doc["eslintConfig"], 'package.json "eslintConfig" ')
+            elif name in ESLINT_FILES:
+                doc = _json_or_yaml(text)
+                if isinstance(doc, dict):
+                    out.tools += _eslint(path, doc, f"{name} ")
+            elif name in RUSTFMT_FILES:
+                out.tools.append(_rustfmt(path, tomllib.loads(text)))
+            elif name in CLANG_FORMAT_FILES:
+                out.tools += _clang_format(path, text)
+            elif name == EDITORCONFIG:
+                out.editorconfigs[posixpath.dirname(path)] = _editorconfig(path, text)
+        except (ValueError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
+            out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
+    return out
+
+
+def _json_or_yaml(text: str) -> Any:
+    try:
+        return json.loads(text)
+    except ValueError:
+        return yaml.safe_load(text)  # YAML is a superset of JSON; also covers `.prettierrc` in YAML
+
+
+def _int(value: Any) -> int | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, int):
+        return value if value > 0 else None
+    if isinstance(value, str) and value.strip().isdigit():
+        return int(value.strip()) or None
+    return None
+
+
+def _get(table: Mapping[str, Any], *keys: str) -> tuple[str, Any] | None:
+    for key in keys:
+        if key in table:
+            return key, table[key]
+    return None
+
+
+# --- pyproject.toml ---------------------------------------------------------------------------
+
+
+def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
+    tool = doc.get("tool")
+    if not isinstance(tool, dict):
+        return []
+    out: list[ToolSettings] = []
+    black = tool.get("black")
+    if isinstance(black, dict):
+        got = _get(black, "line-length", "line_length")
+        length = _int(got[1]) if got else 88
+        where = f"[tool.black] {got[0]} = {got[1]}" if got else "[tool.black] (default line-length 88)"
+        s = ToolSettings("black", path, FORMATTER, PYTHON)
+        if length:
+            s.settings.append(Setting(LENGTH, str(length), where))
+        s.settings += [
+            Setting(UNIT, "space", "[tool.black] (black indents with spaces)"),
+            Setting(WIDTH, "4", "[tool.black] (black indents by 4 spaces)"),
+            Setting(TRAILING, "none", "[tool.black] (black strips trailing whitespace)"),
+        ]
+        skip = _get(black, "skip-string-normalization", "skip_string_normalization")
+        if not (skip and skip[1] is True):
+            s.settings.append(Setting(QUOTES, "double", "[tool.black] (black normalizes strings to double quotes)"))
+        out.append(s)
+    ruff = tool.get("ruff")
+    if isinstance(ruff, dict):
+        out += _ruff(path, ruff)
+    isort = tool.get("isort")
+    if isinstance(isort, dict):
+        s = ToolSettings("isort", path, FORMATTER, PYTHON)
+        s.settings.append(Setting(IMPORT_ORDER, "ordered", "[tool.isort] (isort groups stdlib, third party, local)"))
+        out.append(s)
+    flake8 = tool.get("flake8")
+    if isinstance(flake8, dict):  # the Flake8-pyproject plugin's table
+        out += _flake8_like(path, "flake8", {k: str(v) for k, v in flake8.items()}, "[tool.flake8]")
+    pylint = tool.get("pylint")
+    if isinstance(pylint, dict):
+        fmt = pylint.get("format") or pylint.get("FORMAT") or {}
+        got = _get(fmt, "max-line-length") if isinstance(fmt, dict) else None
+        if got and _int(got[1]):
+            s = ToolSettings("pylint", path, LINTER, PYTHON)
+            s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.pylint.format] max-line-length = {got[1]}"))
+            out.append(s)
+    return out
+
+
+def _codes(value: Any) -> list[str]:
+    if isinstance(value, str):
+        value = value.replace(",", " ").split()
+    return [str(v).strip().upper() for v in value or () if str(v).strip()]
+
+
+def _covers(codes: list[str], code: str) -> bool:
+    return any(code.startswith(c) for c in codes) or "ALL" in codes
+
+
+def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
+    raw_lint, raw_fmt = ruff.get("lint"), ruff.get("format")
+    lint: dict[str, Any] = raw_lint if isinstance(raw_lint, dict) else {}
+    fmt: dict[str, Any] | None = raw_fmt if isinstance(raw_fmt, dict) else None
+
+    def option(key: str) -> Any:
+        return lint.get(key, ruff.get(key))
+
+    selected = _codes(option("select")) + _codes(option("extend-select"))
+    ignored = _codes(option("ignore")) + _codes(option("extend-ignore"))
+    e501 = _covers(selected, "E501") and not _covers(ignored, "E501")
+    got = _get(ruff, "line-length", "line_length")
+    s = ToolSettings("ruff", path, FORMATTER if fmt is not None else LINTER, PYTHON)
+    # An explicit line length is a statement; the default 88 is one only where ruff enforces it.
+    if got and _int(got[1]):
+        s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.ruff] {got[0]} = {got[1]}"))
+    elif fmt is not None or e501:
+        why = "ruff format" if fmt is not None else "E501 selected"
+        s.settings.append(Setting(LENGTH, "88", f"[tool.ruff] (default line-length 88, {why})"))
+    if fmt is not None:
+        style = fmt.get("quote-style", "double")
+        if style in ("double", "single"):
+            s.settings.append(Setting(QUOTES, style, f"[tool.ruff.format] quote-style = {style!r}"))
+        indent = fmt.get("indent-style", "space")
+        unit = "tab" if indent == "tab" else "space"
+        s.settings.append(Setting(UNIT, unit, f"[tool.ruff.format] indent-style = {indent!r}"))
+        width = _int(ruff.get("indent-width", 4))
+        if indent != "tab" and width:
+            s.settings.append(Setting(WIDTH, str(width), f"[tool.ruff] indent-width = {width}"))
+        s.settings.append(Setting(TRAILING, "none", "[tool.ruff.format] (ruff format strips trailing whitespace)"))
+    if _covers(selected, "I001") and not _covers(ignored, "I001"):
+        s.settings.append(Setting(IMPORT_ORDER, "ordered", "[tool.ruff] (rule I001 selected)"))
+    per_file = option("per-file-ignores")
+    if isinstance(per_file, dict):
+        for glob, codes in sorted(per_file.items()):
+            if _covers(_codes(codes), "E501"):
+                s.exempt.append((str(glob), (LENGTH,)))
+    return [s] if s.settings else []
+
+
+# --- setup.cfg, tox.ini, .flake8, .pylintrc, .isort.cfg -----------------------------------------
+
+
+def _ini(path: str, text: str) -> list[ToolSettings]:
+    parser = configparser.RawConfigParser(strict=False, inline_comment_prefixes=(" #", " ;"))
+    parser.read_string(text, source=path)
+    name = posixpath.basename(path)
+    out: list[ToolSettings] = []
+    for section in ("flake8", "pycodestyle"):
+        if parser.has_section(section):
+            out += _flake8_like(path, section, dict(parser.items(section)), f"{name} [{section}]")
+    for section in ("FORMAT", "format", "pylint.FORMAT", "pylint.format"):
+        if parser.has_section(section) and parser.has_option(section, "max-line-length"):
+            value = parser.get(section, "max-line-length")
+            if _int(value):
+                s = ToolSettings("pylint", path, LINTER, PYTHON)
+                s.settings.append(Setting(LENGTH, str(_int(value)), f"{name} [{section}] max-line-length = {value}"))
+                out.append(s)
+            break
+    if parser.has_section("isort") or parser.has_section("tool:isort") or name == ".isort.cfg":
+        s = ToolSettings("isort", path, FORMATTER, PYTHON)
+        s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{name} [isort] (isort groups stdlib, third party, local)"))
+        out.append(s)
+    return out
+
+
+def _flake8_like(path: str, tool: str, options: Mapping[str, str], where: str) -> list[ToolSettings]:
+    opts = {k.replace("_", "-").lower(): v for k, v in options.items()}
+    ignored = _codes(opts.get("ignore", "")) + _codes(opts.get("extend-ignore", ""))
+    selected = _codes(opts.get("select", "")) + _codes(opts.get("extend-select", ""))
+    if _covers(ignored, "E501") or (opts.get("select") and not _covers(selected, "E501")):
+        return []
+    got = _get(opts, "max-line-length")
+    length = _int(got[1]) if got else 79
+    if not length:
+        return []
+    evidence = f"{where} max-line-length = {got[1]}" if got else f"{where} (default max-line-length 79)"
+    s = ToolSettings(tool, path, LINTER, PYTHON, [Setting(LENGTH, str(length), evidence)])
+    for line in opts.get("per-file-ignores", "").splitlines():
+        glob, _, codes = line.partition(":")
+        if glob.strip() and _covers(_codes(codes), "E501"):
+            s.exempt.append((glob.strip(), (LENGTH,)))
+    return [s]
+
+
+def _stated(doc: Mapping[str, Any], where: str, tool: str, key: str, default: Any) -> tuple[Any, str]:
+    """A formatter's setting and its evidence; its default when the file does not state it."""
+    if key in doc:
+        return doc[key], f"{where}{key} = {json.dumps(doc[key])}"
+    return default, f"{where}({tool} default {key} = {json.dumps(default)})"
+
+
+def _layout(
+    s: ToolSettings,
+    doc: Mapping[str, Any],
+    where: str,
+    tool: str,
+    width: tuple[str, int],
+    tabs_key: str,
+    size: tuple[str, int],
+) -> None:
+    """Line length and indentation of a formatter configured by width, tabs and tab size."""
+    value, why = _stated(doc, where, tool, *width)
+    if _int(value):
+        s.settings.append(Setting(LENGTH, str(_int(value)), why))
+    tabs, why = _stated(doc, where, tool, tabs_key, False)
+    s.settings.append(Setting(UNIT, "tab" if tabs is True else "space", why))
+    spaces, why = _stated(doc, where, tool, *size)
+    if tabs is not True and _int(spaces):
+        s.settings.append(Setting(WIDTH, str(_int(spaces)), why))
+
+
+# --- Prettier and ESLint ----------------------------------------------------------------------
+
+
+def _prettier(out: ToolConfigs, path: str, doc: Any, where: str) -> None:
+    if isinstance(doc, str):  # a shared config named by package: not resolvable from the repository
+        out.notes.append(f"{path}: Prettier config {doc!r} is a package; its settings were not read")
+        return
+    if not isinstance(doc, dict):
+        doc = {}
+
+    s = ToolSettings("prettier", path, FORMATTER, PRETTIER_LANGUAGES)
+    _layout(s, doc, where, "Prettier", ("printWidth", 80), "useTabs", ("tabWidth", 2))
+    single, why = _stated(doc, where, "Prettier", "singleQuote", False)
+    s.settings.append(Setting(QUOTES, "single" if single is True else "double", why))
+    eol, why = _stated(doc, where, "Prettier", "endOfLine", "lf")
+    if eol in ("lf", "crlf"):
+        s.settings.append(Setting(LINE_ENDINGS, eol, why))
+    s.settings.append(Setting(TRAILING, "none", f"{where}(Prettier strips trailing whitespace)"))
+    out.tools.append(s)
+
+
+# rule -> (our rule, its options -> our choice; the first option is ESLint's default).
+_ESLINT_CHOICES: tuple[tuple[str, str, dict[str, str]], ...] = (
+    ("eol-last", FINAL_NEWLINE, {"always": "yes", "never": "no"}),
+    ("linebreak-style", LINE_ENDINGS, {"unix": "lf", "windows": "crlf"}),
+)
+_ESLINT_ALIASES = ("@stylistic/", "@stylistic/js/", "@stylistic/ts/", "@typescript-eslint/")
+
+
+def _eslint_rule(rules: Mapping[str, Any], name: str) -> tuple[str, list[Any]] | None:
+    for key in (name, *(a + name for a in _ESLINT_ALIASES)):
+        if key not in rules:
+            continue
+        value = rules[key]
+        entry = list(value) if isinstance(value, list) else [value]
+        if not entry or entry[0] in (0, "off", "0"):
+            return None
+        return key, entry[1:]
+    return None
+
+
+def _eslint(path: str, doc: Mapping[str, Any], where: str) -> list[ToolSettings]:
+    rules = doc.get("rules")
+    if not isinstance(rules, dict):
+        return []
+    s = ToolSettings("eslint", path, LINTER, JS)
+    hit = _eslint_rule(rules, "max-len")
+    if hit is not None:
+        key, args = hit
+        code = args[0] if args and not isinstance(args[0], dict) else (args[0].get("code", 80) if args else 80)
+        if _int(code):
+            s.settings.append(Setting(LENGTH, str(_int(code)), f"{where}rules[{key!r}] code {code}"))
+    hit = _eslint_rule(rules, "indent")
+    if hit is not None:
+        key, args = hit
+        value = args[0] if args else 4
+        if value == "tab":
+            s.settings.append(Setting(UNIT, "tab", f'{where}rules[{key!r}] "tab"'))
+        elif _int(value):
+            s.settings.append(Setting(UNIT, "space", f"{where}rules[{key!r}] {value}"))
+            s.settings.append(Setting(WIDTH, str(_int(value)), f"{where}rules[{key!r}] {value}"))
+    hit = _eslint_rule(rules, "quotes")
+    if hit is not None:
+        key, args = hit
+        value = args[0] if args else "double"
+        if value in ("single", "double"):
+            s.settings.append(Setting(QUOTES, value, f"{where}rules[{key!r}] {value!r}"))
+    hit = _eslint_rule(rules, "no-trailing-spaces")
+    if hit is not None:
+        s.settings.append(Setting(TRAILING, "none", f"{where}rules[{hit[0]!r}]"))
+    for name, rule, choices in _ESLINT_CHOICES:
+        hit = _eslint_rule(rules, name)
+        if hit is not None:
+            value = hit[1][0] if hit[1] else next(iter(choices))
+            if value in choices:
+                s.settings.append(Setting(rule, choices[value], f"{where}rules[{hit[0]!r}] {value!r}"))
+    return [s] if s.settings else []
+
+
+# --- rustfmt, clang-format, EditorConfig ------------------------------------------------------
+
+
+def _rustfmt(path: str, doc: dict[str, Any]) -> ToolSettings:
+    where = posixpath.basename(path) + " "
+    s = ToolSettings("rustfmt", path, FORMATTER, RUST)
+    _layout(s, doc, where, "rustfmt", ("max_width", 100), "hard_tabs", ("tab_spaces", 4))
+    style, why = _stated(doc, where, "rustfmt", "newline_style", "Auto")
+    if style in ("Unix", "Windows"):
+        s.settings.append(Setting(LINE_ENDINGS, "lf" if style == "Unix" else "crlf", why))
+    return s
+
+
+# BasedOnStyle -> (ColumnLimit, IndentWidth), from clang-format's documentation.
+_CLANG_STYLES = {
+    "llvm": (80, 2),
+    "google": (80, 2),
+    "chromium": (80, 2),
+    "mozilla": (80, 2),
+    "webkit": (0, 4),
+    "microsoft": (120, 4),
+    "gnu": (79, 2),
+}
+_CLANG_LANGUAGES: dict[str, tuple[str, ...]] = {
+    "": ("c", "cpp"),
+    "cpp": ("c", "cpp"),
+    "java": ("java",),
+    "csharp": ("csharp",),
+    "javascript": JS,
+}
+
+
+def _clang_format(path: str, text: str) -> list[ToolSettings]:
+    name = posixpath.basename(path)
+    out: list[ToolSettings] = []
+    base: dict[str, Any] = {}
+    for doc in yaml.safe_load_all(text):
+        if not isinstance(doc, dict):
+            continue
+        language = str(doc.get("Language", "")).lower()
+        if not language:
+            base = doc
+        languages = _CLANG_LANGUAGES.get(language)
+        if languages is None:
+            continue
+        merged = {**base, **doc}
+        style = str(merged.get("BasedOnStyle", "LLVM")).lower()
+        column, indent = _CLANG_STYLES.get(style, (80, 2))
+        where = f"{name} ({'Language: ' + doc['Language'] + ', ' if language else ''}BasedOnStyle {style})"
+        s = ToolSettings("clang-format" + (":" + language if language else ""), path, FORMATTER, languages)
+        limit = merged.get("ColumnLimit", column)
+        if _int(limit):
+            evidence = f"{name} ColumnLimit: {limit}" if "ColumnLimit" in merged else where
+            s.settings.append(Setting(LENGTH, str(_int(limit)), evidence))
+        tabs = str(merged.get("UseTab", "Never")).lower() not in ("never", "false")
+        s.settings.append(Setting(UNIT, "tab" if tabs else "space", f"{name} UseTab: {merged.get('UseTab', 'Never')}"))
+        width = merged.get("IndentWidth", indent)
+        if not tabs and _int(width):
+            evidence = f"{name} IndentWidth: {width}" if "IndentWidth" in merged else where
+            s.settings.append(Setting(WIDTH, str(_int(width)), evidence))
+        out.append(s)
+    return out
+
+
+def _editorconfig(path: str, text: str) -> EditorConfigFile:
+    probe = EditorConfigParser("/" + posixpath.join(posixpath.dirname(path), "x"))
+    probe._read(cast(Any, io.StringIO(text)), "/" + path)  # raises ParsingError on a malformed file
+    return EditorConfigFile(path, text, probe.root_file)
+
+
+def editorconfig_settings(options: Mapping[str, str], where: str) -> list[Setting]:
+    """Our rules from the EditorConfig options that apply to one file."""
+    out: list[Setting] = []
+    style = options.get("indent_style")
+    if style in ("space", "tab"):
+        out.append(Setting(UNIT, style, f"{where} indent_style = {style}"))
+    size = _int(options.get("indent_size"))
+    if size and style != "tab":
+        out.append(Setting(WIDTH, str(size), f"{where} indent_size = {size}"))
+    length = _int(options.get("max_line_length"))
+    if length:
+        out.append(Setting(LENGTH, str(length), f"{where} max_line_length = {length}"))
+    if options.get("trim_trailing_whitespace") == "true":
+        out.append(Setting(TRAILING, "none", f"{where} trim_trailing_whitespace = true"))
+    if options.get("insert_final_newline") == "true":
+        out.append(Setting(FINAL_NEWLINE, "yes", f"{where} insert_final_newline = true"))
+    eol = options.get("end_of_line")
+    if eol in ("lf", "crlf"):
+        out.append(Setting(LINE_ENDINGS, eol, f"{where} end_of_line = {eol}"))
+    return out

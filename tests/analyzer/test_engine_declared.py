@@ -1,0 +1,221 @@
+"""Conventions the repository declares in its tools' configuration files."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from services.analyzer.engine import Convention, ConventionModel, check, learn
+from services.analyzer.engine.toolconfig import CONFIG_NAMES, ESLINT_FILES, INI_FILES, PRETTIER_FILES, read
+from services.analyzer.engine.toolconfig import LENGTH as LINE_LENGTH
+from services.source.extract import extract
+from services.source.facts import FileFacts
+from tests.analyzer.service_corpus import NOUNS, PACKAGES, module_source
+
+LONG_STRING = 'ERROR_HELP = "' + "see the operations guide, section on retries and timeouts; " * 4 + '"\n'
+WORKFLOW = (
+    "name: ci\non: [push, pull_request]\njobs:\n  test:\n    runs-on: ubuntu-latest\n    steps:\n"
+    "      - uses: actions/checkout@v4\n"
+    "      - run: python -m pytest -q -p no:cacheprovider tests --timeout 300 --maxfail 1 -o junit_family=xunit2 "
+    "--junitxml reports/junit.xml\n"
+)
+
+
+def facts_of(path: str, text: str) -> FileFacts:
+    return extract(path, text.encode())
+
+
+def python_repo(*, long_lines: bool) -> list[FileFacts]:
+    """45 real modules; with ``long_lines`` each keeps a 230-character string (black leaves those)."""
+    files = [
+        facts_of(
+            f"app/{package}/{noun}.py",
+            module_source(package, noun, p * 20 + n) + ("\n" + LONG_STRING if long_lines else ""),
+        )
+        for p, package in enumerate(PACKAGES)
+        for n, noun in enumerate(NOUNS)
+    ]
+    files.append(facts_of(".github/workflows/ci.yml", WORKFLOW))
+    return files
+
+
+def conv(model: ConventionModel, rule: str, language: str = "python") -> Convention:
+    [found] = [c for c in model.conventions if c.rule == rule and c.language == language and c.scope.kind == "language"]
+    return found
+
+
+def long_line_findings(model: ConventionModel, path: str, text: str) -> list[tuple[int, str]]:
+    return [(f.start_line, f.message) for f in check(facts_of(path, text), text, model) if f.rule == LINE_LENGTH]
+
+
+def module_with(line: str) -> str:
+    return module_source("accounts", "audit", 90) + "\n" + line + "\n"
+
+
+def test_a_black_repository_with_very_long_lines_gets_blacks_line_length() -> None:
+    files = python_repo(long_lines=True)
+    learned_only = learn(files)
+    declared = learn(files, tool_configs={"pyproject.toml": '[tool.black]\ntarget-version = ["py311"]\n'})
+    text = module_with(LONG_STRING.strip())
+
+    assert conv(learned_only, LINE_LENGTH).level == "off"  # nothing learned: every file has one
+    assert long_line_findings(learned_only, "app/reports/audit.py", text) == []
+    length = conv(declared, LINE_LENGTH)
+    assert (length.choice, length.level, length.source) == ("88", "strict", "declared")
+    assert length.description.startswith("declared in pyproject.toml: [tool.black] (default line-length 88)")
+    assert length.params["agreement"] == "overrides"
+    [(line, message)] = long_line_findings(declared, "app/reports/audit.py", text)
+    assert line == text.count("\n")
+    assert message.startswith(
+        f"line is {len(LONG_STRING) - 1} characters, but declared in pyproject.toml: [tool.black]"
+    )
+
+
+def test_a_declared_setting_the_code_keeps_agrees_with_the_learned_one() -> None:
+    model = learn(python_repo(long_lines=False), tool_configs={"pyproject.toml": "[tool.black]\nline-length = 79\n"})
+
+    length = conv(model, LINE_LENGTH)
+    assert (length.choice, length.params["agreement"], length.params["learned"]) == ("79", "agrees", "79")
+    assert length.description.startswith("declared in pyproject.toml: [tool.black] line-length = 79; the code agrees")
+    assert conv(model, "formatting.quotes").params["agreement"] == "agrees"
+
+
+def test_the_most_lenient_linter_limit_governs_and_editorconfig_only_counts_alone() -> None:
+    files = python_repo(long_lines=False)
+    configs = {
+        "pyproject.toml": "[tool.black]\nline-length = 88\n",
+        "setup.cfg": "[metadata]\nname = app\n\n[flake8]\nmax-line-length = 100\nextend-ignore = E203\n",
+        ".editorconfig": "root = true\n\n[*]\nmax_line_length = 72\n",
+    }
+    both = learn(files, tool_configs=configs)
+    editor_only = learn(files, tool_configs={".editorconfig": configs[".editorconfig"]})
+
+    assert conv(both, LINE_LENGTH).choice == "100"
+    assert "setup.cfg [flake8] max-line-length = 100" in conv(both, LINE_LENGTH).description
+    assert long_line_findings(both, "app/reports/audit.py", module_with("X = " + "1 + " * 23 + "1")) == []
+    assert conv(editor_only, LINE_LENGTH).choice == "72"
+
+
+def test_flake8_ignoring_e501_and_ruff_without_e501_declare_no_line_length() -> None:
+    files = python_repo(long_lines=False)
+    flake8_off = learn(files, tool_configs={"tox.ini": "[tox]\nenvlist = py311\n\n[flake8]\nignore = E501,W503\n"})
+    ruff_lint_only = learn(files, tool_configs={"pyproject.toml": '[tool.ruff.lint]\nselect = ["F", "B"]\n'})
+    ruff_e = learn(files, tool_configs={"pyproject.toml": '[tool.ruff.lint]\nselect = ["E", "F", "I"]\n'})
+
+    assert conv(flake8_off, LINE_LENGTH).source == "learned"
+    assert conv(ruff_lint_only, LINE_LENGTH).source == "learned"
+    assert conv(ruff_e, LINE_LENGTH).choice == "88"
+    assert conv(ruff_e, "formatting.imports.order").source == "declared"
+
+
+def test_per_file_ignores_exempt_their_files() -> None:
+    files = python_repo(long_lines=False)
+    files += [facts_of(f"tests/test_{noun}.py", module_source("tests", noun, 1)) for noun in NOUNS]
+    pyproject = '[tool.ruff]\nline-length = 79\n\n[tool.ruff.lint.per-file-ignores]\n"tests/*" = ["E501"]\n'
+    model = learn(files, tool_configs={"pyproject.toml": pyproject})
+    text = module_with("X = " + "1 + " * 20 + "1")
+
+    assert len(long_line_findings(model, "app/reports/audit.py", text)) == 1
+    assert [c.scope.value for c in model.conventions if c.rule == LINE_LENGTH and c.source == "declared"] == ["python"]
+    assert conv(model, LINE_LENGTH).count == 45  # the tests are not counted as declared
+
+
+def test_a_ci_workflow_is_not_judged_by_a_line_length_declared_for_code() -> None:
+    configs = {
+        "pyproject.toml": "[tool.black]\nline-length = 79\n",
+        ".editorconfig": "root = true\n\n[*]\nmax_line_length = 79\nindent_style = space\n\n[*.yml]\nindent_size = 2\n",
+        ".codereview.yml": "",
+    }
+    model = learn(
+        python_repo(long_lines=False),
+        tool_configs=configs,
+        config="version: 1\nconventions:\n  formatting.line_length: '79'\n",
+    )
+
+    found = check(facts_of(".github/workflows/ci.yml", WORKFLOW), WORKFLOW, model)
+    assert [f.rule for f in found if f.rule == LINE_LENGTH] == []
+    assert conv(model, "formatting.indent.width", "yaml").choice == "2"
+
+
+def test_codereview_yml_wins_over_a_declared_setting() -> None:
+    model = learn(
+        python_repo(long_lines=False),
+        tool_configs={"pyproject.toml": "[tool.black]\n"},
+        config="version: 1\nconventions:\n  formatting.line_length: '120'\n",
+    )
+
+    assert (conv(model, LINE_LENGTH).choice, conv(model, LINE_LENGTH).source) == ("120", "config")
+
+
+def test_a_nested_project_declares_its_own_directory() -> None:
+    files = python_repo(long_lines=False)
+    files += [facts_of(f"tools/lint/{noun}.py", module_source("lint", noun, 3)) for noun in NOUNS]
+    model = learn(
+        files,
+        tool_configs={
+            "pyproject.toml": "[tool.black]\nline-length = 79\n",
+            "tools/lint/pyproject.toml": "[tool.black]\nline-length = 120\n",
+        },
+    )
+    text = module_with("X = " + "1 + " * 23 + "1")  # 96 characters
+
+    scopes = {(c.scope.kind, c.scope.value, c.choice) for c in model.conventions if c.rule == LINE_LENGTH}
+    assert {("directory", "tools", "120"), ("language", "python", "79")} <= scopes
+    assert long_line_findings(model, "tools/lint/new.py", text) == []
+    assert len(long_line_findings(model, "app/reports/new.py", text)) == 1
+
+
+# --- each tool's file, parsed by its own format ---------------------------------------------
+
+
+def settings(texts: Mapping[str, str]) -> dict[tuple[str, str], str]:
+    configs = read(texts)
+    return {(t.tool, s.rule.removeprefix("formatting.")): s.choice for t in configs.tools for s in t.settings}
+
+
+def test_prettier_in_yaml_json_and_package_json_with_defaults() -> None:
+    yaml_rc = settings({".prettierrc.yaml": "printWidth: 100\nsingleQuote: true\ntrailingComma: all\n"})
+    json_rc = settings({".prettierrc": '{"useTabs": true, "semi": false}'})
+    package = settings({"package.json": '{"name": "web", "prettier": {"tabWidth": 4}}'})
+
+    assert (yaml_rc[("prettier", "line_length")], yaml_rc[("prettier", "quotes")]) == ("100", "single")
+    assert yaml_rc[("prettier", "indent.width")] == "2"  # Prettier's default
+    assert (json_rc[("prettier", "indent.unit")], json_rc[("prettier", "line_length")]) == ("tab", "80")
+    assert ("prettier", "indent.width") not in json_rc
+    assert (package[("prettier", "indent.width")], package[("prettier", "quotes")]) == ("4", "double")
+
+
+def test_eslint_rules_in_json_and_yaml() -> None:
+    found = settings(
+        {
+            ".eslintrc.json": '{"rules": {"max-len": ["error", {"code": 120, "ignoreUrls": true}],'
+            ' "indent": ["error", 2], "quotes": ["warn", "single"], "eol-last": "off"}}',
+            "web/.eslintrc.yml": "rules:\n  '@stylistic/indent': [error, tab]\n  linebreak-style: [error, unix]\n",
+        }
+    )
+
+    assert found[("eslint", "line_length")] == "120"
+    assert found[("eslint", "quotes")] == "single"
+    assert ("eslint", "final_newline") not in found
+    assert found[("eslint", "line_endings")] == "lf"
+
+
+def test_rustfmt_and_clang_format() -> None:
+    rust = settings({"rustfmt.toml": 'edition = "2021"\nmax_width = 120\n'})
+    clang = settings(
+        {".clang-format": "---\nBasedOnStyle: Google\nIndentWidth: 4\n---\nLanguage: Java\nColumnLimit: 100\n"}
+    )
+
+    assert (rust[("rustfmt", "line_length")], rust[("rustfmt", "indent.width")]) == ("120", "4")
+    assert (clang[("clang-format", "line_length")], clang[("clang-format", "indent.width")]) == ("80", "4")
+    assert clang[("clang-format:java", "line_length")] == "100"
+
+
+def test_unreadable_files_are_noted_not_fatal() -> None:
+    configs = read({"pyproject.toml": "[tool.black\nline-length = 88\n", ".prettierrc": '"@acme/prettier-config"\n'})
+
+    assert configs.tools == []
+    assert [n.split(":")[0] for n in configs.notes] == [".prettierrc", "pyproject.toml"]
+
+
+def test_every_file_read_is_one_the_indexer_serves() -> None:
+    assert {"pyproject.toml", ".editorconfig", *INI_FILES, *PRETTIER_FILES, *ESLINT_FILES} <= CONFIG_NAMES
