@@ -1,4 +1,4 @@
-"""``codereview``: review code against the conventions your repositories follow.
+"""Review code against the conventions your repositories follow.
 
 Configuration: --url/--token/--profile, else CODEREVIEW_URL / CODEREVIEW_TOKEN / CODEREVIEW_PROFILE,
 else ~/.config/codereview/config.toml (written by `codereview login`).

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-DEFAULT_URL = "http://127.0.0.1:8000/v1"
+DEFAULT_URL = "http://127.0.0.1:8080/v1"  # where `make run` puts the gateway
 
 
 class ConfigError(Exception):

@@ -9,6 +9,7 @@ agent reads the same ``code`` the REST surface gives. Over streamable HTTP a req
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Annotated, Any, TypeVar
@@ -64,6 +65,7 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
     """The server; ``make_client(token)`` gives a client (``token`` from the HTTP request, if any)."""
     server = MCPServer(
         "codereview",
+        log_level="WARNING",  # stderr is the editor's log: no line per HTTP request
         instructions=(
             "Review code against the conventions this repository follows. Index a repository with "
             "service_index, then review a file with service_review or staged changes with "
@@ -292,6 +294,7 @@ def run(
     def make_client(request_token: str | None) -> AsyncClient:
         return AsyncClient(url, request_token or token, profile=profile)
 
+    logging.getLogger("httpx").setLevel(logging.WARNING)
     server = build(make_client)
     if http:
         server.run("streamable-http", host=host, port=port)
