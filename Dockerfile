@@ -19,7 +19,7 @@ COPY services ./services
 # missing rather than ship an image whose services cannot import their contracts.
 RUN /opt/venv/bin/python -c "import services.contracts.v1.billing_pb2_grpc, services.contracts.v1.events_pb2" \
     && find services -name __pycache__ -prune -exec rm -rf {} + \
-    && /opt/venv/bin/python -m compileall -q services /opt/venv/lib
+    && /opt/venv/bin/python -m compileall -q --invalidation-mode unchecked-hash services /opt/venv/lib
 
 FROM ${PYTHON_IMAGE}
 # git: the indexer mirrors and reads repositories with it (https only; ssh clones would need openssh-client).
@@ -32,7 +32,8 @@ RUN apt-get update \
 COPY --from=build /opt/venv /opt/venv
 COPY --from=build /src/services /app/services
 WORKDIR /app
-# The root filesystem is read-only in the cluster: bytecode is compiled above, temp files go to /tmp
+# The root filesystem is read-only in the cluster: bytecode is compiled above (checked by hash, not
+# by the files' times, which copying may change), temp files go to /tmp
 # (an emptyDir), the indexer's mirrors to CR_DATA_DIR (a volume). Listeners bind the pod's interfaces.
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \

@@ -74,6 +74,8 @@ def test_selectors_match_the_pods_they_mean(overlay: list[Doc]) -> None:
         labels = deployment["spec"]["template"]["metadata"]["labels"]
         assert component(labels) == name
         assert matches(deployment["spec"]["selector"]["matchLabels"], labels)
+        for spread in pod(deployment)["topologySpreadConstraints"]:
+            assert spread["labelSelector"]["matchLabels"] == deployment["spec"]["selector"]["matchLabels"]
     for name, service in by_name(overlay, "Service").items():
         selected = [d for d in deployments.values() if matches(service["spec"]["selector"], pod_labels(d))]
         assert [d["metadata"]["name"] for d in selected] == [name]
@@ -186,8 +188,8 @@ def configmap(docs: list[Doc]) -> dict[str, str]:
     return data
 
 
-def test_every_setting_named_in_the_manifests_exists(overlay: list[Doc]) -> None:
-    names = set(configmap(overlay))
+def test_every_setting_named_in_the_manifests_and_the_image_exists(overlay: list[Doc]) -> None:
+    names = set(configmap(overlay)) | set(re.findall(r"\b(CR_[A-Z_]+)=", (ROOT / "Dockerfile").read_text()))
     for deployment in of_kind(overlay, "Deployment"):
         for container in all_containers(deployment):
             names |= env_names(container)
