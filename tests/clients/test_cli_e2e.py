@@ -25,6 +25,7 @@ pytestmark = pytest.mark.e2e
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 SCHEMA = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text())
+VOID_INVOICE = '\n\ndef voidInvoice(invoice_id: str) -> str:\n    """Void."""\n    return invoice_id\n'
 PLANTED_RULES = {"naming.case.function", "documentation.docstring.function", "idioms.print"}
 
 
@@ -146,10 +147,7 @@ def test_review_branch_against_base(work: Workspace, tmp_path: Path) -> None:
     git(work.path, "checkout", "-q", "-b", "cli-feature")
     try:
         target = work.path / "app" / "billing" / "invoice.py"
-        target.write_text(
-            target.read_text()
-            + '\n\ndef voidInvoice(invoice_id: str) -> str:\n    """Void."""\n    return invoice_id\n'
-        )
+        target.write_text(target.read_text() + VOID_INVOICE)
         git(work.path, "commit", "-q", "-am", "void invoices")
         done = work.run("review", "--base", "main", "--json", "--fail-on", "none")
         assert done.returncode == 0, done.stderr
@@ -232,3 +230,44 @@ def test_pre_commit_hook_blocks_a_commit_with_an_error_finding(work: Workspace, 
     run = subprocess.run([*pre_commit, "run"], cwd=scratch, env=env, capture_output=True, text=True, timeout=240)
     assert run.returncode == 0, run.stdout + run.stderr
     shutil.rmtree(scratch)
+
+
+def test_ci_recipes_review_a_branch_and_write_sarif(work: Workspace, tmp_path: Path) -> None:
+    """docs/ci: the generic script and the GitHub job's review command, on a clone with a branch."""
+    clone = tmp_path / "ci"
+    git(tmp_path, "clone", "-q", str(work.path), str(clone))
+    git(clone, "checkout", "-q", "-b", "feature")
+    target = clone / "app" / "billing" / "invoice.py"
+    target.write_text(target.read_text() + VOID_INVOICE)
+    git(clone, "commit", "-q", "-am", "void invoices")
+    doc = (ROOT / "docs" / "ci.md").read_text()
+
+    def check(sarif_path: Path) -> None:
+        log = json.loads(sarif_path.read_text())
+        jsonschema.validate(log, SCHEMA)
+        results = log["runs"][0]["results"]
+        assert ("naming.case.function", "error") in {(r["ruleId"], r["level"]) for r in results}
+        uris = {loc["physicalLocation"]["artifactLocation"]["uri"] for r in results for loc in r["locations"]}
+        assert "app/billing/invoice.py" in uris
+
+    script = ROOT / "docs" / "ci" / "review.sh"
+    assert script.read_text() in doc  # the page shows the tested file, so it cannot drift
+    env = {"CODEREVIEW_REPO": work.repo_id, "CODEREVIEW_BASE": "origin/main"}
+    generic = subprocess.run(["sh", str(script)], cwd=clone, env={**work.env, **env}, capture_output=True, text=True)
+    assert generic.returncode == 1, generic.stderr
+    check(clone / "codereview.sarif")
+
+    workflow_text = (ROOT / "docs" / "ci" / "github-actions.yml").read_text()
+    assert workflow_text in doc
+    workflow = yaml.safe_load(workflow_text)
+    assert workflow["permissions"]["security-events"] == "write"
+    steps = workflow["jobs"]["review"]["steps"]
+    review = next(s for s in steps if s.get("name") == "Review the pull request")
+    upload = next(s for s in steps if s.get("uses", "").startswith("github/codeql-action/upload-sarif"))
+    assert f"--output {upload['with']['sarif_file']}" in review["run"]
+    assert set(review["env"]) == {"CODEREVIEW_URL", "CODEREVIEW_TOKEN"}
+    command = review["run"].replace("${{ github.repository }}", work.repo_id).replace("${{ github.base_ref }}", "main")
+    (clone / "codereview.sarif").unlink()
+    job = subprocess.run(["bash", "-c", command], cwd=clone, env=work.env, capture_output=True, text=True)
+    assert job.returncode == 1, job.stderr
+    check(clone / "codereview.sarif")
