@@ -23,27 +23,33 @@ MAX_REPOSITORIES = 5000
 
 
 def fleet_conventions(models: list[Any]) -> list[dict[str, Any]]:
-    """Per rule and language: how many repositories enforce it, and which choice they make."""
+    """Per rule and language: how many repositories enforce it, and which choice they make.
+
+    Counts repositories, not conventions: one repository may enforce a rule several times
+    (``vocabulary.term`` once per term), and still counts once for the rule and once for each
+    choice it makes, so no count exceeds the fleet's repositories.
+    """
     by_key: dict[tuple[str, str], dict[str, Any]] = {}
     for m in models:
         for item in (m.summary or {}).get("enforced", []):
             key = (item["rule"], item.get("language", ""))
             entry = by_key.setdefault(
-                key, {"rule": key[0], "family": item.get("family", ""), "language": key[1], "choices": Counter()}
+                key, {"rule": key[0], "family": item.get("family", ""), "language": key[1], "choices": {}}
             )
-            entry["choices"][item["choice"]] += 1
+            entry["choices"].setdefault(item["choice"], set()).add(m.id)
     out = []
     for entry in by_key.values():
-        choices: Counter[str] = entry.pop("choices")
-        majority, n = choices.most_common(1)[0]
-        total = sum(choices.values())
+        holders: dict[str, set[str]] = entry.pop("choices")
+        choices = Counter({choice: len(repos) for choice, repos in holders.items()})
+        majority, n = sorted(choices.items(), key=lambda kv: (-kv[1], kv[0]))[0]
+        total = len(set().union(*holders.values()))
         out.append(
             {
                 **entry,
                 "repositories": total,
                 "majority": majority,
                 "agreement": round(n / total, 4),
-                "choices": dict(choices),
+                "choices": dict(sorted(choices.items())),
             }
         )
     return sorted(out, key=lambda e: (-e["repositories"], -e["agreement"], e["rule"], e["language"]))
@@ -77,7 +83,7 @@ async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> di
     return {
         "audits": [views.audit(a) for a in audits],
         "fleet": {
-            "repositories": len(requested),
+            "repositories": len(visible),
             "learned": len(models),
             "window_days": WINDOW_DAYS,
             "audits": sum(audits_per_repo.values()),

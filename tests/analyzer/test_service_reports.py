@@ -5,6 +5,7 @@ from __future__ import annotations
 import orjson
 import pytest
 
+from services.analyzer.audits import fleet_conventions
 from services.contracts.v1 import analyzer_pb2
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
@@ -170,6 +171,8 @@ async def test_audit_results_only_cover_visible_repositories(harness: Harness) -
     assert body["audits"][0]["findings"] == 3
     fleet = body["fleet"]
     assert fleet["learned"] == 1
+    assert fleet["repositories"] == 1  # r-other is not Alice's: it is not in her fleet
+    assert all(c["repositories"] <= fleet["repositories"] for c in fleet["conventions"])
     naming = next(c for c in fleet["conventions"] if c["rule"] == "naming.case.function")
     assert naming["majority"] == "snake_case"
     assert naming["repositories"] == 1
@@ -177,6 +180,7 @@ async def test_audit_results_only_cover_visible_repositories(harness: Harness) -
     stranger = doc(await call(harness.stub.GetAuditResults, request, principal=BOB))
     assert stranger["audits"] == []
     assert stranger["fleet"]["learned"] == 0
+    assert stranger["fleet"]["repositories"] == 0
 
 
 async def test_preferences_merge_patch_validation_and_effect(harness: Harness) -> None:
@@ -217,3 +221,21 @@ async def test_preferences_merge_patch_validation_and_effect(harness: Harness) -
     with pytest.raises(ServiceError) as err:
         await call(harness.stub.GetAuditPreferences, get, principal=BOB)
     assert err.value.code == "forbidden"
+
+
+def test_fleet_conventions_count_repositories_not_conventions() -> None:
+    from types import SimpleNamespace
+
+    def model(repo_id: str, *choices: str) -> SimpleNamespace:
+        enforced = [
+            {"rule": "vocabulary.term", "family": "vocabulary", "language": "python", "choice": c} for c in choices
+        ]
+        return SimpleNamespace(id=repo_id, summary={"enforced": enforced})
+
+    # Two repositories, one enforcing ten terms: the rule holds in 2 repositories, not 11.
+    [term] = fleet_conventions([model("a", *(f"t{i}" for i in range(10))), model("b", "t0")])
+    assert term["repositories"] == 2
+    assert term["majority"] == "t0"
+    assert term["agreement"] == 1.0
+    assert term["choices"]["t0"] == 2
+    assert max(term["choices"].values()) <= term["repositories"]
