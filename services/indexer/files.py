@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from pathlib import Path
 
 from services.contracts.v1 import indexer_pb2
 from services.indexer import access, sources
@@ -17,8 +18,10 @@ from services.indexer.facts_codec import apply_resolution, decode_facts, encode_
 from services.indexer.git import (
     FileDiff,
     GitError,
+    GitInputError,
     changed_files,
     ensure_mirror,
+    resolve_ref,
     run_git,
     staged_changes,
     validate_rev,
@@ -173,21 +176,45 @@ async def get_changes(
             "validation_failed", "base and head are required", {"field": "base" if not request.base else "head"}
         )
     mirror = sources.mirror_path(settings, repo.id)
-    try:
-        diffs = await asyncio.to_thread(changed_files, mirror, request.base, request.head)
-    except GitError:
-        # The commits may be newer than the mirror: fetch once, then ask again.
+    revisions = {"base": request.base, "head": request.head}
+    missing = await asyncio.to_thread(_missing_commit, mirror, revisions)
+    if missing:
+        # The commits may be newer than the mirror: fetch once, then look again.
         source = await sources.source_for(repo, settings, hostapp)
         try:
             await asyncio.to_thread(ensure_mirror, source.location, mirror, token=source.token)
-            diffs = await asyncio.to_thread(changed_files, mirror, request.base, request.head)
         except GitError as exc:
-            raise ServiceError("validation_failed", exc.message, {"field": "head", "reason": exc.code}) from None
+            raise ServiceError("validation_failed", exc.message, {"field": missing, "reason": exc.code}) from None
+        missing = await asyncio.to_thread(_missing_commit, mirror, revisions)
+    if missing:
+        raise ServiceError(
+            "validation_failed",
+            f"{missing} {revisions[missing]!r} is not a commit of this repository",
+            {"field": missing, "reason": "unknown_commit"},
+        )
+    try:
+        diffs = await asyncio.to_thread(changed_files, mirror, request.base, request.head)
+    except GitError as exc:
+        raise ServiceError("validation_failed", exc.message, {"field": "head", "reason": exc.code}) from None
     contents = await asyncio.to_thread(_contents, str(mirror), diffs, settings.max_file_bytes)
     reply = indexer_pb2.Changes(base=request.base, head=request.head)
     for diff in diffs:
         _add_change(reply, diff, contents.get(diff.blob_sha))
     return reply
+
+
+def _missing_commit(mirror: Path, revisions: dict[str, str]) -> str | None:
+    """The first field whose revision the mirror has no commit for (a malformed one is refused)."""
+    for field, rev in revisions.items():
+        try:
+            resolve_ref(mirror, rev)
+        except GitInputError as exc:
+            raise ServiceError(
+                "validation_failed", exc.message, {"field": field, "reason": "invalid_revision"}
+            ) from None
+        except GitError:
+            return field
+    return None
 
 
 def _contents(mirror: str, diffs: list[FileDiff], max_bytes: int) -> dict[str, bytes]:

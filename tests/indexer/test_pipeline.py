@@ -381,6 +381,16 @@ async def test_changes_between_commits_and_staged(env: Env) -> None:
             env.api.GetChanges(Req.GetChangesRequest(repo=repo.id, base="--output=/tmp/x", head="HEAD"), None),  # type: ignore[arg-type]
             "validation_failed",
         )
+        # Commits the repository does not have: which one, not git's usage text.
+        for base, head, field in (("deadbeef", shas[1], "base"), (shas[0], "cafebabe", "head")):
+            unknown = await refused(
+                env.api.GetChanges(Req.GetChangesRequest(repo=repo.id, base=base, head=head), None),  # type: ignore[arg-type]
+                "validation_failed",
+            )
+            assert unknown.details == {"field": field, "reason": "unknown_commit"}
+            assert (
+                unknown.message == f"{field} {(base if field == 'base' else head)!r} is not a commit of this repository"
+            )
     assert [(f.path, f.status) for f in staged.files] == [("app/new.py", "added")]
     assert staged.files[0].content.startswith(b"def new")
     old = await env.file(repo.id, "app/api.py", commit_sha=shas[0])
