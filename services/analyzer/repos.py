@@ -13,7 +13,7 @@ from services.analyzer import learning, loading, repository
 from services.analyzer.deps import Deps
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import indexer_pb2
-from services.kit.errors import ServiceError
+from services.kit.errors import ServiceError, index_failed
 from services.kit.identity import can_access_owner, user_principal
 
 VIEW = "viewer"
@@ -125,9 +125,17 @@ async def _learn_on_demand(deps: Deps, ref: str, min_role: str) -> LoadedRepo:
     full_name = remote.source if remote.kind == "hosted" else ""
     head = remote.index.head_sha
     if not head:
-        state = remote.index.state or "never indexed"
-        raise ServiceError("repo_not_indexed", "repository is not indexed yet", {"repo": ref, "state": state})
+        raise not_indexed(ref, remote.index)
     return await _learn(deps, remote.id, head, owner=remote.owner, full_name=full_name)
+
+
+def not_indexed(ref: str, status: indexer_pb2.IndexStatus) -> ServiceError:
+    """No successful index yet: ``index_failed`` when the last attempt errored out (the spec's code
+    for it; poll the status and fix the cause), ``repo_not_indexed`` while one is due or running."""
+    if status.state == "failed":
+        return index_failed(ref, status.error_code, status.error)
+    state = status.state or "never indexed"
+    return ServiceError("repo_not_indexed", "repository is not indexed yet", {"repo": ref, "state": state})
 
 
 async def index_status(deps: Deps, entry: LoadedRepo) -> indexer_pb2.IndexStatus | None:

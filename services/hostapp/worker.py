@@ -42,6 +42,7 @@ ANALYSIS_UNAVAILABLE = {
     "not_configured": "The analyzer is not configured for pull-request analysis.",
     "repo_not_found": "The repository is not registered with the code-review service.",
     "repo_not_indexed": "The repository has not been indexed yet, so there are no conventions to check against.",
+    "index_failed": "The last index of the repository failed, so there are no conventions to check against.",
 }
 
 

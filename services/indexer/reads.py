@@ -17,7 +17,7 @@ from services.indexer import repository as sql
 from services.indexer.git import GitError, validate_repo_path
 from services.indexer.models import Repository
 from services.kit.db import Database
-from services.kit.errors import ServiceError
+from services.kit.errors import ServiceError, index_failed
 
 DEFAULT_LIMITS = {"segments": 200, "network": 1000, "history": 100}
 MAX_LIMIT = 10_000
@@ -65,6 +65,9 @@ async def indexed(session: AsyncSession, ref: str) -> tuple[Repository, str]:
     """The repository (read access, internal callers allowed) and its current snapshot id."""
     repo = await access.load(session, ref, internal_ok=True)
     if not repo.snapshot_id:
+        run = await sql.run_by_id(session, repo.last_run_id) if repo.last_run_id else None
+        if run is not None and run.state == "failed":
+            raise index_failed(repo.id, run.error_code, run.error)
         raise ServiceError("repo_not_indexed", "the repository has not been indexed yet", {"repo": repo.id})
     return repo, repo.snapshot_id
 

@@ -103,3 +103,12 @@ def http_status_for(code: str, grpc_status: grpc.StatusCode | None = None) -> in
 def error_body(code: str, message: str, details: dict[str, Any] | None = None) -> dict[str, Any]:
     """The spec's error shape."""
     return {"error": message, "code": code, "details": details or {}}
+
+
+def index_failed(repo: str, error_code: str | None, error: str | None) -> ServiceError:
+    """No successful index yet and the last attempt errored out: the spec's ``index_failed``
+    (clients poll the index status, fix the cause and trigger again)."""
+    details = {"repo": repo, "state": "failed", "error_code": error_code or "", "error": error or ""}
+    return ServiceError(
+        "index_failed", f"the last index of this repository failed: {error or 'unknown error'}", details
+    )

@@ -44,6 +44,7 @@ class FakeRepo:
     staged: list[indexer_pb2.ChangedFile] | None = None
     changes: dict[tuple[str, str], list[indexer_pb2.ChangedFile]] = field(default_factory=dict)
     indexed: bool = True
+    failed: str = ""  # not indexed because the last index failed with this error
 
 
 class FakeIndexer(indexer_pb2_grpc.IndexerServiceServicer):
@@ -75,6 +76,8 @@ class FakeIndexer(indexer_pb2_grpc.IndexerServiceServicer):
         return repo
 
     def _status(self, repo: FakeRepo) -> indexer_pb2.IndexStatus:
+        if repo.failed:
+            return indexer_pb2.IndexStatus(repository_id=repo.id, state="failed", error=repo.failed)
         if not repo.indexed:
             return indexer_pb2.IndexStatus(repository_id=repo.id, state="indexing")
         return indexer_pb2.IndexStatus(repository_id=repo.id, state="ready", head_sha=repo.head, files_done=9)

@@ -177,6 +177,17 @@ async def test_repository_not_indexed_yet(harness: Harness) -> None:
     assert err.value.code == "repo_not_indexed"
 
 
+async def test_a_repository_whose_last_index_failed_is_index_failed(harness: Harness) -> None:
+    harness.indexer.add(FakeRepo(id="r-broken", owner="user:u-alice", files={}, indexed=False, failed="clone failed"))
+    request = analyzer_pb2.AnalyzeFileRequest(repo="r-broken", path="a.py", content=b"x = 1\n", has_content=True)
+    with pytest.raises(ServiceError) as err:
+        await call(harness.stub.AnalyzeFile, request, principal=ALICE)
+    assert err.value.code == "index_failed"
+    assert err.value.http_status == 409
+    assert err.value.details["state"] == "failed"
+    assert err.value.details["error"] == "clone failed"
+
+
 def _patch_for(lines: list[str], start: int) -> str:
     return f"@@ -{start},0 +{start},{len(lines)} @@\n" + "".join(f"+{ln}\n" for ln in lines)
 

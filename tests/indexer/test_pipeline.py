@@ -359,6 +359,10 @@ async def test_transient_failures_retry_then_fail(env: Env, monkeypatch: pytest.
     final = await env.status(repo.id)
     assert final.state == "failed"
     assert "database went away" in final.error
+    # Reads say why there is nothing to read: the spec's index_failed, not repo_not_indexed.
+    error = await refused(env.read("GetDomains", repo.id), "index_failed")
+    assert error.details["state"] == "failed"
+    assert "database went away" in error.details["error"]
 
 
 async def test_changes_between_commits_and_staged(env: Env) -> None:
