@@ -6,7 +6,14 @@ import importlib.util
 import subprocess
 import sys
 
-BENCHMARKS = ("bench.indexing", "bench.quality", "bench.latency", "bench.cochange")
+BENCHMARKS = (
+    "bench.indexing",
+    "bench.quality",
+    "bench.replay",
+    "bench.determinism",
+    "bench.latency",
+    "bench.cochange",
+)
 
 
 def main() -> int:

@@ -121,7 +121,7 @@ def _plans_env() -> str:
     return json.dumps(plans)
 
 
-def start_system(stack: Stack, work: Path) -> RunningSystem:
+def start_system(stack: Stack, work: Path, plans: str = "") -> RunningSystem:
     server = _postgres(stack, work)
     nats_url = _nats(stack, work)
     tag = f"bench_lat_{os.getpid()}"
@@ -141,7 +141,7 @@ def start_system(stack: Stack, work: Path) -> RunningSystem:
         data_dir=work / "data",
         extra_env={
             "CR_INDEXER_ALLOWED_ROOTS": str(work / "repos"),
-            "CR_BILLING_PLANS": _plans_env(),
+            "CR_BILLING_PLANS": plans or _plans_env(),
             "CR_LOG_JSON": "true",
         },
     )

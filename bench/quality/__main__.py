@@ -3,33 +3,35 @@
 from __future__ import annotations
 
 import argparse
-import statistics
+import json
 import sys
 import time
-from collections import Counter
+from pathlib import Path
+from typing import Any
 
-from bench.quality.corpus import default_specs, load
-from bench.quality.evaluate import RepoResult, Score, evaluate, noise, score
-from bench.quality.sweep import PERMISSIVE, sweep
-from services.analyzer.engine import DEFAULT_THRESHOLDS
+from bench.quality.corpus import WORK, default_specs, source, unseen
+from bench.quality.evaluate import RepoResult, Score, Source, evaluate, noise, score, vocabulary_found
 
-FAMILIES = ("naming", "vocabulary", "formatting", "dependencies", "documentation", "idioms", "structure")
-LEVELS = ("strict", "loose")
-
-
-def _ratio(a: int, b: int) -> str:
-    return f"{a / b:.2f}" if b else "   -"
-
-
-def _cells(by_level: dict[str, Score]) -> str:
-    s, lo = by_level["strict"], by_level["loose"]
-    return (
-        f"{s.injected:>5}  {_ratio(s.correct, s.new):>6}  {_ratio(s.detected, s.injected):>6}"
-        f"  {_ratio(lo.correct, lo.new):>6}  {_ratio(lo.detected, lo.injected):>6}"
-    )
+FAMILIES = ("naming", "vocabulary", "formatting", "dependencies", "documentation", "typing", "idioms", "structure")
+# Targets of issue #11 ("Measure it honestly").
+TARGET_P, TARGET_R = 0.97, 0.90
+TARGET_FAMILY_P, TARGET_FAMILY_R = 0.90, 0.75
+TARGET_NOISE = 1.0
+TARGET_VOCAB_R, TARGET_VOCAB_TOP1 = 0.80, 0.90
 
 
-HEADER = "  inj  P(str)  R(str)  P(lse)  R(lse)"
+def _r(a: int, b: int) -> float | None:
+    return a / b if b else None
+
+
+def _f(x: float | None) -> str:
+    return f"{x:.2f}" if x is not None else "-"
+
+
+def _ok(x: float | None, target: float, above: bool = True) -> str:
+    if x is None:
+        return "n/a"
+    return "ok" if (x >= target if above else x <= target) else "MISSED"
 
 
 def _total(scores: dict[str, Score]) -> Score:
@@ -39,104 +41,197 @@ def _total(scores: dict[str, Score]) -> Score:
     return t
 
 
-def report(results: list[RepoResult], seconds: float, verbose: bool) -> None:
-    print("\nper repository (held-out files of all folds; P/R on planted violations;")
-    print("                N = findings per 1,000 untouched held-out lines)")
-    print(f"{'repository':<18}{HEADER}  N(str)  N(lse)  files  held   kloc")
+def summary(results: list[RepoResult]) -> dict[str, Any]:
+    kinds, families = score(results)
+    overall = _total({k: v for k, v in families.items()})
+    found, restored = vocabulary_found(results)
+    renamed = sum(s.renamed for s in kinds.values())
+    restored_all = sum(s.restored for s in kinds.values())
+    vocab = kinds.get("vocabulary", Score())
+    return {
+        "repositories": sorted({r.name for r in results}),
+        "planted": overall.injected,
+        "held_lines": sum(r.held_lines for r in results),
+        "precision": _r(overall.correct, overall.new),
+        "recall": _r(overall.detected, overall.injected),
+        "noise": noise(results),
+        "families": {
+            fam: {
+                "planted": s.injected,
+                "precision": _r(s.correct, s.new),
+                "recall": _r(s.detected, s.injected),
+                "noise": noise(results, fam),
+            }
+            for fam, s in sorted(families.items())
+        },
+        "kinds": {
+            k: {"planted": s.injected, "precision": _r(s.correct, s.new), "recall": _r(s.detected, s.injected)}
+            for k, s in sorted(kinds.items())
+        },
+        "vocabulary_recall": _r(vocab.detected, vocab.injected),
+        "vocabulary_top1": _r(restored, found),
+        "vocabulary_found": found,
+        "identifier_top1": _r(restored_all, renamed),
+        "noise_by_rule": _noise_rules(results),
+    }
+
+
+def _noise_rules(results: list[RepoResult]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for r in results:
+        for o in r.noise:
+            counts[o.rule] = counts.get(o.rule, 0) + 1
+    return dict(sorted(counts.items(), key=lambda kv: -kv[1]))
+
+
+def report(label: str, results: list[RepoResult]) -> dict[str, Any]:
+    s = summary(results)
+    print(
+        f"\n=== {label}: {len(s['repositories'])} repositories, {s['planted']} planted violations, "
+        f"{s['held_lines']} untouched held-out lines (strict level) ==="
+    )
+    print(f"{'repository':<30} {'planted':>7} {'P':>5} {'R':>5} {'noise':>6} {'files':>6} {'held':>5}")
     for name in dict.fromkeys(r.name for r in results):
         mine = [r for r in results if r.name == name]
-        mine_total = {lv: _total(score(mine, lv)[1]) for lv in LEVELS}
-        n = {lv: noise(mine, lv) for lv in LEVELS}
-        kloc = sum(r.held_lines for r in mine) / 1000
+        _, fams = score(mine)
+        t = _total(fams)
         print(
-            f"{name[:17]:<18}{_cells(mine_total)}  {n['strict']:>6.2f}  {n['loose']:>6.2f}"
-            f"  {mine[0].files:>5} {sum(r.held for r in mine):>5} {kloc:>6.1f}"
+            f"{name[:29]:<30} {t.injected:>7} {_f(_r(t.correct, t.new)):>5} {_f(_r(t.detected, t.injected)):>5}"
+            f" {noise(mine):>6.2f} {mine[0].files:>6} {sum(r.held for r in mine):>5}"
         )
-    kinds = {lv: score(results, lv)[0] for lv in LEVELS}
-    families = {lv: score(results, lv)[1] for lv in LEVELS}
-    print(f"\n{'family':<18}{HEADER}  N(str)  N(lse)")
-    for family in FAMILIES:
-        if family in families["strict"]:
-            cells = _cells({lv: families[lv][family] for lv in LEVELS})
-            n_strict, n_loose = (noise(results, lv, family=family) for lv in LEVELS)
-            print(f"{family:<18}{cells}  {n_strict:>6.2f}  {n_loose:>6.2f}")
-    overall = {lv: _total(families[lv]) for lv in LEVELS}
-    print(f"{'OVERALL':<18}{_cells(overall)}  {noise(results, 'strict'):>6.2f}  {noise(results, 'loose'):>6.2f}")
-    print(f"\n{'planted violation':<18}{HEADER}")
-    for kind in sorted(kinds["strict"]):
-        print(f"{kind:<18}{_cells({lv: kinds[lv][kind] for lv in LEVELS})}")
-    renamed = sum(s.renamed for s in kinds["strict"].values())
-    restored = sum(s.restored for s in kinds["strict"].values())
-    latencies = sorted(x for r in results for x in r.latencies)
-    p50 = statistics.median(latencies) * 1000 if latencies else 0.0
-    p99 = latencies[int(0.99 * (len(latencies) - 1))] * 1000 if latencies else 0.0
-    lines = sum(r.held_lines for r in results)
-    top1 = _ratio(restored, renamed)
-    print(f"\nidentifier suggestion top-1 accuracy (NATURALIZE-style, strict): {top1} of {renamed}")
-    n_strict, n_loose = noise(results, "strict"), noise(results, "loose")
-    print(f"noise over {lines} untouched held-out lines: {n_strict:.2f} strict, {n_loose:.2f} loose per 1,000")
-    print(f"check latency per file (strict): p50 {p50:.3f} ms, p99 {p99:.3f} ms over {len(latencies)} files")
-    big = max(results, key=lambda r: r.model_bytes)
-    print(
-        f"model codec (msgpack), largest model {big.name}: {big.model_bytes / 1024:.0f} KiB, "
-        f"encode {big.codec_ms[0]:.1f} ms, decode {big.codec_ms[1]:.1f} ms"
-    )
-    print(f"learning: {sum(r.learn_seconds for r in results):.1f} s in total; benchmark run time {seconds:.0f} s")
-    if verbose:
-        rules = Counter(o.rule for r in results for o in r.noise if o.level == "strict")
-        print("\nstrict noise by rule:", dict(rules.most_common(20)))
-        for r in results:
-            for line in r.noise_text[:30]:
-                print("   ", r.name, line)
-        print("\nstrict misses:")
-        for r in results:
-            for inj in r.injections:
-                hits = [o for o in inj.findings if o.level == "strict"]
-                if inj.kind != "control-untested" and not any(o.detects for o in hits):
-                    got = ", ".join(f"{o.rule}/{o.level}/{o.share:.2f}/{o.count}" for o in inj.findings) or "nothing"
-                    print(f"    {r.name} {inj.kind} {inj.where} -> {got}")
-        print("\nwrong strict findings (caused by an injection, not on a line it touched):")
-        for r in results:
-            for inj in r.injections:
-                for o in inj.findings:
-                    if o.level == "strict" and not o.correct:
-                        print(f"    {r.name} {inj.kind} {inj.where} -> {o.text}")
-        print("\nsuggestion misses (strict detections that do not restore the original name):")
-        for r in results:
-            for inj in r.injections:
-                hits = [o for o in inj.findings if o.level == "strict" and o.detects]
-                if inj.renamed and hits and not any(o.restores for o in hits):
-                    print(f"    {r.name} {inj.kind} {inj.where} -> {', '.join(o.suggestion for o in hits)}")
+    print(f"\n{'family':<16} {'planted':>7} {'P':>5} {'target':>7} {'R':>5} {'target':>7} {'noise':>6}")
+    for fam in FAMILIES:
+        row = s["families"].get(fam)
+        if row is None:
+            continue
+        p, r = row["precision"], row["recall"]
+        print(
+            f"{fam:<16} {row['planted']:>7} {_f(p):>5} {_ok(p, TARGET_FAMILY_P):>7} {_f(r):>5}"
+            f" {_ok(r, TARGET_FAMILY_R) if row['planted'] else 'n/a':>7} {row['noise']:>6.2f}"
+        )
+    print(f"\n{'planted violation':<18} {'planted':>7} {'P':>5} {'R':>5}")
+    for kind, row in s["kinds"].items():
+        print(f"{kind:<18} {row['planted']:>7} {_f(row['precision']):>5} {_f(row['recall']):>5}")
+    print("\nmeasure                                   value   target   verdict")
+    rows = [
+        ("strict precision (planted, unseen folds)", s["precision"], f">= {TARGET_P}", _ok(s["precision"], TARGET_P)),
+        ("strict recall", s["recall"], f">= {TARGET_R}", _ok(s["recall"], TARGET_R)),
+        (
+            "noise, strict per 1,000 untouched lines",
+            s["noise"],
+            f"<= {TARGET_NOISE}",
+            _ok(s["noise"], TARGET_NOISE, False),
+        ),
+        (
+            "vocabulary recall",
+            s["vocabulary_recall"],
+            f">= {TARGET_VOCAB_R}",
+            _ok(s["vocabulary_recall"], TARGET_VOCAB_R),
+        ),
+        (
+            f"vocabulary top-1 (of {s['vocabulary_found']} found)",
+            s["vocabulary_top1"],
+            f">= {TARGET_VOCAB_TOP1}",
+            _ok(s["vocabulary_top1"], TARGET_VOCAB_TOP1),
+        ),
+    ]
+    low = [
+        f
+        for f, row in s["families"].items()
+        if row["planted"]
+        and (
+            (row["precision"] is not None and row["precision"] < TARGET_FAMILY_P)
+            or (row["recall"] or 0) < TARGET_FAMILY_R
+        )
+    ]
+    for name, value, target, verdict in rows:
+        print(f"{name:<41} {_f(value):>6}   {target:<8} {verdict}")
+    families_verdict = "ok" if not low else "MISSED: " + ", ".join(low)
+    print(f"{'every family P >= 0.90, R >= 0.75':<41} {'':>6}   {'':<8} {families_verdict}")
+    print(f"identifier suggestions top-1 (naming + vocabulary): {_f(s['identifier_top1'])}")
+    top = list(s["noise_by_rule"].items())[:12]
+    print("strict findings on untouched lines by rule:", ", ".join(f"{k} {v}" for k, v in top) or "none")
+    return s
 
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__)
+    ap.add_argument("--set", default="unseen,own", help="corpora: unseen (bench/corpora.toml), own (tuned on), or both")
     ap.add_argument("--repos", default="", help="comma-separated substrings of repository names")
+    ap.add_argument("--engine", choices=("rest", "local"), default="rest")
     ap.add_argument("--seed", default="bench-1")
     ap.add_argument("--holdout", type=float, default=0.10)
     ap.add_argument("--folds", type=int, default=3, help="independent hold-outs per repository")
     ap.add_argument("--verbose", action="store_true", help="print strict noise and misses")
-    ap.add_argument("--sweep", action="store_true", help="score a grid of strict thresholds per family")
+    ap.add_argument("--out", default=str(WORK / "quality.json"))
     args = ap.parse_args(argv)
     wanted = [w for w in args.repos.split(",") if w]
+    groups = [g for g in args.set.split(",") if g]
+    sources: list[Source] = []
+    if "unseen" in groups:
+        sources += unseen(wanted)
+    if "own" in groups:
+        for spec in default_specs():
+            if wanted and not any(w in spec.name for w in wanted):
+                continue
+            src = source(spec)
+            if src is None:
+                print(f"skipped {spec.name}: not available (npm pack failed or no files)", file=sys.stderr)
+            else:
+                sources.append(src)
+    if not sources:
+        print("no repository available: see bench/README.md (CR_BENCH_REPOS)", file=sys.stderr)
+        return 0
     start = time.perf_counter()
-    results: list[RepoResult] = []
-    thresholds = PERMISSIVE if args.sweep else DEFAULT_THRESHOLDS
-    for spec in default_specs():
-        if wanted and not any(w in spec.name for w in wanted):
-            continue
-        repo = load(spec)
-        if repo is None:
-            print(f"skipped {spec.name}: not available (npm pack failed or no files)", file=sys.stderr)
-            continue
-        for fold in range(args.folds):
-            results.append(evaluate(repo, seed=f"{args.seed}-{fold}", holdout=args.holdout, thresholds=thresholds))
-        print(f"  {spec.name}: {results[-1].files} files", file=sys.stderr)
-    if args.sweep:
-        sweep(results)
+    if args.engine == "rest":
+        from bench.quality.engines import RestEngine
+
+        engine: Any = RestEngine()
     else:
-        report(results, time.perf_counter() - start, args.verbose)
+        from bench.quality.engines import LocalEngine
+
+        engine = LocalEngine()
+    print(f"engine: {engine.label}", file=sys.stderr)
+    results: list[RepoResult] = []
+    try:
+        for src in sources:
+            t0 = time.perf_counter()
+            for fold in range(args.folds):
+                results.append(evaluate(src, engine, seed=f"{args.seed}-{fold}", holdout=args.holdout))
+            print(f"  {src.name}: {results[-1].files} files, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
+    finally:
+        engine.close()
+    out: dict[str, Any] = {"engine": engine.label, "folds": args.folds, "seed": args.seed}
+    for group in ("own", "unseen"):
+        mine = [r for r in results if r.group == group]
+        if mine:
+            title = "own benchmark (corpus the thresholds were chosen on)" if group == "own" else "unseen repositories"
+            out[group] = report(title, mine)
+    if args.verbose:
+        _verbose(results)
+    print(f"\nbenchmark run time {time.perf_counter() - start:.0f} s; engine: {engine.label}")
+    Path(args.out).parent.mkdir(parents=True, exist_ok=True)
+    Path(args.out).write_text(json.dumps(out, indent=1, sort_keys=True))
     return 0
+
+
+def _verbose(results: list[RepoResult]) -> None:
+    print("\nstrict findings on untouched held-out files:")
+    for r in results:
+        for o in r.noise:
+            print(f"    {r.name} {o.text}")
+    print("\nstrict misses:")
+    for r in results:
+        for inj in r.injections:
+            if inj.kind != "control-untested" and not any(o.detects for o in inj.findings):
+                got = ", ".join(o.rule for o in inj.findings) or "nothing"
+                print(f"    {r.name} {inj.kind} {inj.where} -> {got}")
+    print("\nwrong strict findings (caused by an injection, not on a line it touched):")
+    for r in results:
+        for inj in r.injections:
+            for o in inj.findings:
+                if not o.correct:
+                    print(f"    {r.name} {inj.kind} {inj.where} -> {o.text}")
 
 
 if __name__ == "__main__":

@@ -1,14 +1,13 @@
-"""The benchmark's "repositories": real code nobody here wrote, read from disk, split, extracted.
+"""The benchmark's repositories.
 
-Python comes from the interpreter's standard library and from installed packages; JavaScript and
-TypeScript from npm tarballs fetched with ``npm pack`` into ``bench/.work`` (skipped when npm or
-the network is unavailable). Facts are cached per content hash and extractor version, so a re-run
-only pays for the injected variants.
+*own*: the corpus the engine's thresholds were chosen on (the interpreter's standard library,
+installed packages, npm tarballs fetched with ``npm pack`` into ``bench/.work``; skipped when npm
+or the network is unavailable). *unseen*: the fetched repositories of ``bench/corpora.toml``,
+read from local bare git directories (``bench.repos``), new to the engine.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import subprocess
@@ -18,9 +17,9 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import msgspec
-
-from services.source.facts import FileFacts
+from bench import repos
+from bench.quality import scan
+from bench.quality.evaluate import Source
 
 STDLIB = Path(f"/root/.pyenv/versions/3.11.7/lib/python{sys.version_info.major}.{sys.version_info.minor}")
 SITE = Path(sys.prefix) / "lib" / f"python{sys.version_info.major}.{sys.version_info.minor}" / "site-packages"
@@ -43,7 +42,6 @@ class RepoSpec:
 class Repo:
     spec: RepoSpec
     texts: dict[str, bytes] = field(default_factory=dict)
-    facts: dict[str, FileFacts] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -101,65 +99,20 @@ def load(spec: RepoSpec) -> Repo | None:
     return repo if repo.texts else None
 
 
-def _extractor_version() -> str:
-    src = Path(__file__).resolve().parents[2] / "services" / "source"
-    h = hashlib.sha1()
-    for p in sorted(src.glob("*.py")):
-        h.update(p.read_bytes())
-    return h.hexdigest()[:12]
+def source(spec: RepoSpec) -> Source | None:
+    repo = load(spec)
+    return Source(spec.name, repo.texts, spec.tests, "own") if repo else None
 
 
-class FactCache:
-    """Facts keyed by (extractor version, path, content hash), one msgpack file per repository."""
-
-    def __init__(self, name: str) -> None:
-        self.path = WORK / "facts" / f"{name}-{_extractor_version()}.msgpack"
-        self._decoder = msgspec.msgpack.Decoder(dict[str, FileFacts])
-        self.entries: dict[str, FileFacts] = {}
-        if self.path.exists():
-            try:
-                self.entries = self._decoder.decode(self.path.read_bytes())
-            except msgspec.DecodeError:
-                self.entries = {}
-        self.dirty = False
-
-    def get(self, path: str, data: bytes) -> FileFacts:
-        from services.source.extract import extract
-
-        key = f"{path}:{hashlib.sha1(data).hexdigest()}"
-        hit = self.entries.get(key)
-        if hit is None:
-            hit = extract(path, data)
-            self.entries[key] = hit
-            self.dirty = True
-        return hit
-
-    def save(self) -> None:
-        if self.dirty:
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            self.path.write_bytes(msgspec.msgpack.encode(self.entries))
-
-
-def extract_all(repo: Repo) -> None:
-    """Facts of every file, imports resolved across the repository as the indexer does."""
-    from services.source.imports import resolve_imports
-
-    if repo.facts:
-        return
-    cache = FactCache(repo.name)
-    parsed = [f for f in (cache.get(path, data) for path, data in repo.texts.items()) if not f.skipped]
-    cache.save()
-    repo.facts = {f.path: f for f in resolve_imports(parsed)}
-
-
-def split(paths: list[str], ratio: float, seed: str) -> tuple[list[str], list[str]]:
-    """Deterministic hold-out by hash of (seed, path): stable across runs and machines."""
-
-    def score(p: str) -> float:
-        return int(hashlib.sha1(f"{seed}:{p}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
-
-    held = sorted(p for p in paths if score(p) < ratio)
-    return sorted(set(paths) - set(held)), held
+def unseen(wanted: list[str]) -> list[Source]:
+    """The fetched corpora (``bench/corpora.toml``) at their pinned commits."""
+    out = []
+    for corpus in repos.corpora(wanted):
+        texts = repos.files_at(corpus, configs=True)
+        if texts:
+            has_tests = any(scan.is_test_path(p) for p in texts)
+            out.append(Source(corpus.name, texts, has_tests, "unseen"))
+    return out
 
 
 def default_specs() -> list[RepoSpec]:

@@ -1,61 +1,48 @@
-"""Learn from the training files, check held-out files with and without planted violations.
+"""Learn from the training files, review held-out files with and without planted violations.
 
-Attribution: a finding on a variant that the untouched file did not already have (by fingerprint)
-was caused by the injection. It is correct when it lies on a line the injection touched; an
-injection is detected when such a finding comes from the expected rule. Untouched held-out files
-give the noise (findings per 1,000 lines).
+The ground truth (what to plant, where, and what counts as a convention) is the benchmark's own
+(``reader``, ``scan``, ``terms``, ``groundtruth``, ``inject``): nothing from ``services/``. The
+engine is reached through ``engines`` (the REST API of a running stack by default).
 
-Every finding is kept as an observation with its evidence (share, count), so the same run can be
-scored at the model's own levels or, for threshold sweeps, at any other bar.
+Attribution: a finding on a variant that the untouched file did not already have (by fingerprint,
+or by rule and message) was caused by the injection. It is correct when it lies on a line the
+injection touched; an injection is detected when such a finding comes from the expected rule.
+Untouched held-out files give the noise (findings per 1,000 lines). Families are rule-id
+prefixes (``typing.annotations.function`` is ``typing``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
-import time
 from collections import Counter
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from bench.quality import groundtruth, scan
-from bench.quality.corpus import Repo, extract_all, split
+from bench.quality import groundtruth, reader, scan
+from bench.quality.engines import F
 from bench.quality.inject import Injection, all_injections
-from services.analyzer.engine import (
-    CheckPrefs,
-    ConventionModel,
-    Finding,
-    Thresholds,
-    check,
-    check_change,
-    decode_model,
-    encode_model,
-    learn,
-    structure,
-)
-from services.analyzer.engine.abbreviations import ABBREVIATIONS
-from services.analyzer.engine.libraries import classify
-from services.source.extract import extract
-from services.source.facts import FileFacts
 
-_ALL = CheckPrefs(level="loose", max_per_rule=1_000)
-_STRICT = CheckPrefs(level="strict")
+
+@dataclass
+class Source:
+    """A repository's files as the benchmark reads them."""
+
+    name: str
+    texts: dict[str, bytes]
+    tests: bool  # ships its own tests (scored for "new module without test")
+    group: str  # "own" (what the engine was tuned on) or "unseen"
 
 
 @dataclass(slots=True)
 class Obs:
-    """One finding, reduced to what scoring needs."""
-
     rule: str
     family: str
-    share: float
-    count: int
-    support: int
-    level: str
-    correct: bool = False  # lies on a line the injection touched
-    detects: bool = False  # and comes from the expected rule
-    restores: bool = False  # and suggests the original identifier
+    correct: bool = False
+    detects: bool = False
+    restores: bool = False
     suggestion: str = ""
-    text: str = ""  # where and what, for --verbose
+    text: str = ""
 
 
 @dataclass
@@ -63,37 +50,28 @@ class InjObs:
     kind: str
     family: str
     findings: list[Obs]
-    renamed: bool  # an identifier injection, scored for suggestion accuracy
+    renamed: bool
     where: str = ""
-    rule: str = ""  # the rule (prefix) expected to flag it
 
 
 @dataclass
 class RepoResult:
     name: str
+    group: str
     files: int = 0
     held: int = 0
     held_lines: int = 0
     noise: list[Obs] = field(default_factory=list)
-    noise_text: list[str] = field(default_factory=list)
     injections: list[InjObs] = field(default_factory=list)
-    latencies: list[float] = field(default_factory=list)
-    learn_seconds: float = 0.0
-    model_bytes: int = 0
-    codec_ms: tuple[float, float] = (0.0, 0.0)  # encode, decode
 
 
-def _obs(f: Finding, inj: Injection | None = None) -> Obs:
-    ev = f.evidence
+def family_of(rule: str) -> str:
+    return rule.split(".", 1)[0]
+
+
+def _obs(f: F, inj: Injection | None = None) -> Obs:
     o = Obs(
-        f.rule,
-        f.family,
-        ev.share if ev else 1.0,
-        ev.count if ev else 0,
-        ev.support if ev else 0,
-        f.level,
-        suggestion=f.suggestion or "",
-        text=f"{f.path}:{f.start_line} {f.rule}: {f.message[:140]}",
+        f.rule, family_of(f.rule), suggestion=f.suggestion, text=f"{f.path}:{f.start_line} {f.rule}: {f.message[:140]}"
     )
     if inj is not None:
         o.correct = bool(inj.lines & set(range(f.start_line, f.end_line + 1)))
@@ -102,70 +80,64 @@ def _obs(f: Finding, inj: Injection | None = None) -> Obs:
     return o
 
 
-def evaluate(
-    repo: Repo,
-    *,
-    seed: str,
-    holdout: float,
-    thresholds: Thresholds | None = None,
-    latency: bool = True,
-) -> RepoResult:
-    extract_all(repo)
-    paths = sorted(p for p, f in repo.facts.items() if f.language)
+def split(paths: list[str], ratio: float, seed: str) -> tuple[list[str], list[str]]:
+    """Deterministic hold-out by hash of (seed, path): stable across runs and machines."""
+
+    def score(p: str) -> float:
+        return int(hashlib.sha1(f"{seed}:{p}".encode()).hexdigest()[:8], 16) / 0xFFFFFFFF
+
+    held = sorted(p for p in paths if score(p) < ratio)
+    return sorted(set(paths) - set(held)), held
+
+
+def read_all(src: Source) -> dict[str, reader.Facts]:
+    facts = {}
+    for path, data in src.texts.items():
+        try:
+            text = data.decode("utf-8-sig")
+        except UnicodeDecodeError:
+            continue
+        facts[path] = reader.read(path, text, scan.is_test_path(path))
+    reader.resolve(facts)
+    return facts
+
+
+def evaluate(src: Source, engine: Any, *, seed: str, holdout: float) -> RepoResult:
+    facts = read_all(src)
+    paths = sorted(p for p, f in facts.items() if f.ok)
     train_paths, held_paths = split(paths, holdout, seed)
-    train = [repo.facts[p] for p in train_paths]
-    start = time.perf_counter()
-    model = learn(train, thresholds=thresholds, repository=repo.name)
-    res = RepoResult(repo.name, files=len(paths), held=len(held_paths), learn_seconds=time.perf_counter() - start)
-    codec: list[tuple[float, float]] = []
-    for _ in range(3):  # best of three, as for latency
-        t0 = time.perf_counter()
-        blob = encode_model(model)
-        t1 = time.perf_counter()
-        decode_model(blob)
-        codec.append(((t1 - t0) * 1000, (time.perf_counter() - t1) * 1000))
-    res.model_bytes = len(blob)
-    res.codec_ms = (min(c[0] for c in codec), min(c[1] for c in codec))
-    truth = groundtruth.build(train, repo.texts)
-    for path in held_paths:
-        facts = repo.facts[path]
-        text = repo.texts[path].decode("utf-8-sig")
-        res.held_lines += facts.lines
-        base = check(facts, text, model, prefs=_ALL)
-        if latency:
-            # Best of three: the check's own cost, without what other processes add.
-            runs = []
-            for _ in range(3):
-                t0 = time.perf_counter()
-                check(facts, text, model, prefs=_STRICT)
-                runs.append(time.perf_counter() - t0)
-            res.latencies.append(min(runs))
-        for f in base:
-            res.noise.append(_obs(f))
-            if f.level == "strict":
-                res.noise_text.append(f"{path}:{f.start_line} {f.rule}: {f.message[:150]}")
-        seen = {f.fingerprint for f in base}
-        for inj in all_injections(facts, text, truth, seed):
-            variant = extract(path, inj.text.encode())
-            if variant.skipped:
-                continue
-            new = _caused(base, seen, check(variant, inj.text, model, prefs=_ALL))
-            where = f"{path}:{min(inj.lines, default=0)} {inj.original} {' '.join(inj.planted)}".rstrip()
-            res.injections.append(
-                InjObs(
-                    _kind(inj, facts.language),
-                    inj.family,
-                    [_obs(f, inj) for f in new],
-                    inj.kind in ("naming", "vocabulary"),
-                    where,
-                    inj.rule,
+    held_set = set(held_paths)
+    res = RepoResult(src.name, src.group, files=len(paths), held=len(held_paths))
+    if not held_paths:
+        return res
+    handle = engine.learn(src.name, {p: d for p, d in src.texts.items() if p not in held_set})
+    try:
+        truth = groundtruth.build([facts[p] for p in train_paths], src.texts)
+        for path in held_paths:
+            f = facts[path]
+            data = src.texts[path]
+            text = data.decode("utf-8-sig")
+            res.held_lines += f.lines
+            base = [x for x in engine.analyze(handle, path, data) if x.level == "strict"]
+            res.noise.extend(_obs(x) for x in base)
+            seen = {x.fingerprint for x in base}
+            for inj in all_injections(f, text, truth, seed):
+                found = [x for x in engine.analyze(handle, path, inj.text.encode()) if x.level == "strict"]
+                new = _caused(base, seen, found)
+                where = f"{path}:{min(inj.lines, default=0)} {inj.original} {' '.join(inj.planted)}".rstrip()
+                res.injections.append(
+                    InjObs(
+                        inj.kind, inj.family, [_obs(x, inj) for x in new], inj.kind in ("naming", "vocabulary"), where
+                    )
                 )
-            )
-    _structure(repo, model, held_paths, res)
+        if src.tests:
+            _structure(src, facts, engine, handle, held_paths, res)
+    finally:
+        engine.forget(handle)
     return res
 
 
-def _caused(base: list[Finding], seen: set[str], found: list[Finding]) -> list[Finding]:
+def _caused(base: list[F], seen: set[str], found: list[F]) -> list[F]:
     """Findings the untouched file did not have. Renaming a function changes the fingerprint of
     every finding inside it (the enclosing symbol is part of it), so a finding whose rule and
     message the untouched file already had counts as old too."""
@@ -182,53 +154,55 @@ def _caused(base: list[Finding], seen: set[str], found: list[Finding]) -> list[F
     return out
 
 
-def _kind(inj: Injection, language: str) -> str:
-    """Split vocabulary and library injections by whether the engine's own table lists the planted
-    spelling or library (reporting only: the choice of what to plant never looks at the engine)."""
-    if inj.kind == "vocabulary":
-        word, variant = inj.planted
-        return "vocab-listed" if variant in ABBREVIATIONS.get(word, ()) else "vocab-unlisted"
-    if inj.kind == "library":
-        return "library-listed" if classify(language, inj.planted[1]) else "library-unlisted"
-    return inj.kind
+def _test_text(path: str) -> bytes:
+    stem = posixpath.basename(path).split(".", 1)[0]
+    if path.endswith(".py"):
+        return f"from x import {stem}\n\n\ndef test_{stem}():\n    assert {stem}\n".encode()
+    body = f"test('{stem}', () => {{\n  expect({stem}).toBeTruthy();\n}});\n"
+    return f"import {{ {stem} }} from './{stem}';\n\n{body}".encode()
 
 
-def _structure(repo: Repo, model: ConventionModel, held_paths: list[str], res: RepoResult) -> None:
-    """New module without test: add a held-out module alone, then together with a test for it.
+def _test_path(path: str) -> str:
+    base = posixpath.basename(path)
+    if path.endswith(".py"):
+        return posixpath.join(posixpath.dirname(path), f"test_{base}")
+    stem, _, ext = base.partition(".")
+    return posixpath.join(posixpath.dirname(path), f"{stem}.test.{ext}")
+
+
+def _about(f: F, path: str) -> bool:
+    return f.rule.startswith("structure.") and f.level == "strict" and f.path == path
+
+
+def _structure(
+    src: Source, facts: dict[str, reader.Facts], engine: Any, handle: Any, held: list[str], res: RepoResult
+) -> None:
+    """New module without test: a held-out module added alone, then together with a test for it.
 
     The truth is the repository itself: adding a module alone is a violation exactly when the
-    repository does have a test named after that module.
+    repository has a test named after that module; with the test added nothing may be flagged.
     """
-    all_facts: list[FileFacts] = list(repo.facts.values())
-    if not repo.spec.tests:
-        return  # only repositories that ship their test suite can say which modules are tested
-    tested = groundtruth.really_tested(all_facts)
-    for path in held_paths:
+    tested = groundtruth.really_tested(list(facts.values()))
+    for path in held:
         if not scan.is_module(path):
             continue
         has_test = posixpath.basename(path).split(".", 1)[0].lower() in tested
-        alone = [x for x in check_change([], [path], model, prefs=_ALL) if x.rule == structure.COVERAGE]
-        test_path = posixpath.join(posixpath.dirname(path), f"test_{posixpath.basename(path)}")
-        paired = check_change([], [path, test_path], model, prefs=_ALL)
+        data = src.texts[path]
+        # Only what is said of the module counts: the stand-in test file's own name is not the question.
+        alone = [x for x in engine.added(handle, {path: data}) if _about(x, path)]
+        paired = [x for x in engine.added(handle, {path: data, _test_path(path): _test_text(path)}) if _about(x, path)]
         found: list[Obs] = []
         for x in alone:
             o = _obs(x)
             o.correct = o.detects = has_test
             found.append(o)
-        found.extend(_obs(x) for x in paired)  # any finding with the test added is wrong
+        found.extend(_obs(x) for x in paired)
         if has_test or found:
             kind = "new-module-test" if has_test else "control-untested"
-            res.injections.append(InjObs(kind, "structure", found, False, path, structure.COVERAGE))
+            res.injections.append(InjObs(kind, "structure", found, False, path))
 
 
 # --- scoring ---------------------------------------------------------------------------------
-
-Passes = Callable[[Obs, str], bool]
-_RANK = {"off": 0, "loose": 1, "strict": 2}
-
-
-def by_level(o: Obs, level: str) -> bool:
-    return _RANK[o.level] >= _RANK[level]
 
 
 @dataclass
@@ -249,27 +223,24 @@ class Score:
         self.renamed += other.renamed
 
 
-def score(
-    results: list[RepoResult], level: str, passes: Passes = by_level
-) -> tuple[dict[str, Score], dict[str, Score]]:
-    """(by injected kind, by family) at ``level``; precision counts each family's own findings."""
+def score(results: list[RepoResult]) -> tuple[dict[str, Score], dict[str, Score]]:
+    """(by planted kind, by family); a family's precision counts the findings of its own rules."""
     kinds: dict[str, Score] = {}
     families: dict[str, Score] = {}
     for r in results:
         for inj in r.injections:
             k = kinds.setdefault(inj.kind, Score())
             fam = families.setdefault(inj.family, Score())
-            hits = [o for o in inj.findings if passes(o, level)]
             planted = inj.kind != "control-untested"
             k.injected += planted
             fam.injected += planted
-            if any(o.detects for o in hits):
+            if any(o.detects for o in inj.findings):
                 k.detected += 1
                 fam.detected += 1
             if inj.renamed:
                 k.renamed += 1
-                k.restored += any(o.restores for o in hits)
-            for o in hits:
+                k.restored += any(o.restores for o in inj.findings)
+            for o in inj.findings:
                 k.new += 1
                 k.correct += o.correct
                 of = families.setdefault(o.family, Score())
@@ -278,7 +249,18 @@ def score(
     return kinds, families
 
 
-def noise(results: list[RepoResult], level: str, passes: Passes = by_level, family: str = "") -> float:
+def vocabulary_found(results: list[RepoResult]) -> tuple[int, int]:
+    """(vocabulary injections detected, of those whose suggestion restores the original name)."""
+    found = restored = 0
+    for r in results:
+        for inj in r.injections:
+            if inj.kind == "vocabulary" and any(o.detects for o in inj.findings):
+                found += 1
+                restored += any(o.restores for o in inj.findings)
+    return found, restored
+
+
+def noise(results: list[RepoResult], family: str = "") -> float:
     lines = sum(r.held_lines for r in results)
-    found = sum(1 for r in results for o in r.noise if passes(o, level) and (not family or o.family == family))
+    found = sum(1 for r in results for o in r.noise if not family or o.family == family)
     return found * 1000 / max(1, lines)

@@ -2,9 +2,10 @@
 
 These criteria are deliberately simple and fixed (a clearly dominant practice, >= 90%, on a
 minimum of evidence), computed from the training files only, and independent of the engine: no
-engine threshold, table or definition is used. The facts' identifiers, imports (resolved by the
-shared extractor) and test flags are the parser both sides need; everything else is read from the
-text by ``scan`` and judged with the benchmark's own definitions (``terms``, ``scan``).
+engine threshold, table, definition or parser is used: identifiers, imports and definitions come
+from the benchmark's own parser (``reader``: Python's ``ast``, regular expressions for
+JavaScript/TypeScript), the rest from its own reading of the text (``scan``), judged with its own
+definitions (``terms``, ``scan``).
 """
 
 from __future__ import annotations
@@ -14,12 +15,12 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from bench.quality import scan, terms
-from services.source.facts import FileFacts
-from services.source.naming import DUNDER, NONE, case_style, compatible, words
+from bench.quality.reader import DUNDER, NONE, Facts, case_style, fits, words
 
 GT_SHARE = 0.90
 ROLES = ("function", "method", "class", "variable", "parameter", "constant", "attribute", "field")
 NAME_ROLES = frozenset({*ROLES, "test_function"})
+LINE_LIMITS = (79, 80, 88, 99, 100, 110, 119, 120)
 
 
 @dataclass
@@ -35,7 +36,7 @@ class Own:
 _OWN: dict[tuple[str, str], Own] = {}
 
 
-def own(f: FileFacts, text: str) -> Own:
+def own(f: Facts, text: str) -> Own:
     key = (f.path, hashlib.sha1(text.encode()).hexdigest())
     hit = _OWN.get(key)
     if hit is None:
@@ -56,17 +57,31 @@ class Truth:
     jobs: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)  # (language, job) -> label files
     tops: frozenset[str] = frozenset()  # top-level directories of the repository
     one_way: dict[str, list[str]] = field(default_factory=dict)  # lower domain -> upper domains
-    domain_files: dict[str, list[FileFacts]] = field(default_factory=dict)
+    domain_files: dict[str, list[Facts]] = field(default_factory=dict)
     docs: dict[tuple[str, str], Counter[bool]] = field(default_factory=dict)
     typed: dict[tuple[str, str], Counter[bool]] = field(default_factory=dict)
     bare_except: dict[str, Counter[bool]] = field(default_factory=dict)
     prints: dict[str, Counter[bool]] = field(default_factory=dict)
+    over: dict[str, Counter[int]] = field(default_factory=dict)  # language -> limit -> lines longer
+    line_files: Counter[str] = field(default_factory=Counter)
+
+    def line_limit(self, language: str) -> int | None:
+        """The line length the repository keeps: the smallest usual limit that at most 1 in 1,000
+        lines exceeds, on 10 files and 1,000 lines at least."""
+        over = self.over.get(language, Counter())
+        total = over.get(0, 0)
+        if self.line_files[language] < 10 or total < 1000:
+            return None
+        for limit in LINE_LIMITS:
+            if over[limit] <= total / 1000:
+                return limit
+        return None
 
     def dominant_style(self, language: str, role: str, min_count: int = 20) -> str | None:
         counts = self.styles.get((language, role), Counter())
         total = sum(counts.values())
         for style in ("snake_case", "camelCase", "PascalCase", "UPPER_CASE"):
-            ok = sum(n for s, n in counts.items() if compatible(s, style))
+            ok = sum(n for s, n in counts.items() if fits(s, style))
             if total >= min_count and counts[style] and ok / total >= GT_SHARE:
                 return style
         return None
@@ -88,11 +103,11 @@ class Truth:
         return dirs[0] if dirs else ""
 
 
-def external_modules(f: FileFacts) -> list[str]:
+def external_modules(f: Facts) -> list[str]:
     """Modules of other projects a file imports (``from a import b`` also counts as ``a.b``)."""
     out: list[str] = []
     for imp in f.imports:
-        if imp.resolved_path or imp.is_relative or imp.group == "local" or imp.module.startswith("."):
+        if imp.resolved or imp.relative or imp.module.startswith("."):
             continue
         out.append(imp.module)
         if f.language == "python":
@@ -100,7 +115,7 @@ def external_modules(f: FileFacts) -> list[str]:
     return out
 
 
-def build(train: list[FileFacts], texts: dict[str, bytes]) -> Truth:
+def build(train: list[Facts], texts: dict[str, bytes]) -> Truth:
     t = Truth(tops=frozenset(f.path.split("/")[0] for f in train if "/" in f.path))
     for f in train:
         lang = f.language
@@ -116,6 +131,13 @@ def build(train: list[FileFacts], texts: dict[str, bytes]) -> Truth:
         for name in {i.name for i in f.identifiers if i.role in NAME_ROLES}:
             t.vocab.update(set(words(name)))
         if mine.layout.ok:
+            over = t.over.setdefault(lang, Counter())
+            t.line_files[lang] += 1
+            for line in texts[f.path].decode("utf-8-sig").split("\n"):
+                over[0] += 1
+                for limit in LINE_LIMITS:
+                    if len(line) > limit:
+                        over[limit] += 1
             q = t.quotes.setdefault(lang, Counter())
             for lit in mine.layout.literals:
                 q["double" if lit.quote == '"' else "single"] += 1
@@ -149,7 +171,7 @@ def build(train: list[FileFacts], texts: dict[str, bytes]) -> Truth:
     return t
 
 
-def _layering(t: Truth, train: list[FileFacts]) -> None:
+def _layering(t: Truth, train: list[Facts]) -> None:
     """Domain B sits below A when >= 3 files of A import B and no file of B imports A."""
     graph: dict[tuple[str, str], set[str]] = {}
     for f in train:
@@ -157,7 +179,7 @@ def _layering(t: Truth, train: list[FileFacts]) -> None:
         if not src or scan.is_test_path(f.path):
             continue
         for imp in f.imports:
-            dst = t.domain(imp.resolved_path) if imp.resolved_path else ""
+            dst = t.domain(imp.resolved) if imp.resolved else ""
             if dst and dst != src:
                 graph.setdefault((src, dst), set()).add(f.path)
     for (upper, lower), files in graph.items():
@@ -169,6 +191,6 @@ def _layering(t: Truth, train: list[FileFacts]) -> None:
             t.domain_files.setdefault(t.domain(f.path), []).append(f)
 
 
-def really_tested(all_files: list[FileFacts]) -> set[str]:
+def really_tested(all_files: list[Facts]) -> set[str]:
     """Names of the modules some test file of the repository is named after (the real answer)."""
     return {scan.tested_name(f.path) for f in all_files if scan.is_test_path(f.path)}

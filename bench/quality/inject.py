@@ -16,8 +16,7 @@ from dataclasses import dataclass
 
 from bench.quality import scan, terms
 from bench.quality.groundtruth import GT_SHARE, NAME_ROLES, Truth, own
-from services.source.facts import FileFacts
-from services.source.naming import case_style, convert, replace_word, words
+from bench.quality.reader import Facts, case_style, convert, replace_word, words
 
 _FOREIGN = {"snake_case": "camelCase", "camelCase": "snake_case", "PascalCase": "snake_case", "UPPER_CASE": "camelCase"}
 _HOOK = re.compile(r"^_*[a-z][a-z0-9]*_[A-Z]|^(setUp|tearDown)")
@@ -25,7 +24,9 @@ _HOOK = re.compile(r"^_*[a-z][a-z0-9]*_[A-Z]|^(setUp|tearDown)")
 
 @dataclass
 class Injection:
-    kind: str  # naming | vocabulary | indent | quotes | library | layering | docstring | annotations | idiom
+    # naming | vocabulary | indent | quotes | line-length | library | layering | docstring | annotations
+    # | print | bare-except
+    kind: str
     family: str  # the engine family expected to flag it
     rule: str  # expected rule prefix
     text: str
@@ -46,7 +47,7 @@ def _rename(text: str, old: str, new: str) -> tuple[str, set[int]] | None:
     return pattern.sub(new, text), lines
 
 
-def naming(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+def naming(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
     options = []
     for ident in f.identifiers:
         if ident.role not in NAME_ROLES or len(words(ident.name)) < 2 or _HOOK.match(ident.name):
@@ -67,7 +68,7 @@ def naming(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection |
     return None
 
 
-def vocabulary(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+def vocabulary(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
     options = []
     for ident in {i.name: i for i in f.identifiers if i.role in NAME_ROLES}.values():
         for index, word in enumerate(words(ident.name)):
@@ -86,7 +87,7 @@ def vocabulary(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injecti
     return None
 
 
-def quotes(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+def quotes(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
     preferred = t.dominant(t.quotes.get(f.language, {}), 100)  # type: ignore[arg-type]
     if preferred is None:
         return None
@@ -105,7 +106,7 @@ def quotes(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection |
     return Injection("quotes", "formatting", "formatting.quotes", "\n".join(lines), {lit.line})
 
 
-def indent(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+def indent(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
     width = t.dominant(t.widths.get(f.language, {}), 10)  # type: ignore[arg-type]
     if not isinstance(width, int) or width < 2:
         return None
@@ -140,9 +141,9 @@ def indent(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection |
     return Injection("indent", "formatting", "formatting.indent", "\n".join(lines), touched)
 
 
-def _insert_after_imports(f: FileFacts, text: str, new_line: str) -> tuple[str, int] | None:
+def _insert_after_imports(f: Facts, text: str, new_line: str) -> tuple[str, int] | None:
     lines = text.split("\n")
-    first_def = min((s.start_line for s in f.symbols if s.kind in ("function", "class", "method")), default=len(lines))
+    first_def = min((d.line for d in f.definitions), default=len(lines))
     last = 0
     for imp in f.imports:
         if imp.line < first_def and imp.line - 1 < len(lines) and not lines[imp.line - 1][:1].isspace():
@@ -160,7 +161,7 @@ def _insert_after_imports(f: FileFacts, text: str, new_line: str) -> tuple[str, 
     return "\n".join(lines), end + 2
 
 
-def library(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+def library(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
     table = terms.libraries(f.language)
     options = []
     for (lang, job), counts in t.jobs.items():
@@ -189,7 +190,7 @@ def library(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection 
     return Injection("library", "dependencies", "dependencies.library.", done[0], {done[1]}, planted=(job, module))
 
 
-def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+def layering_edge(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
     uppers = t.one_way.get(t.domain(f.path), [])
     if scan.is_test_path(f.path) or not uppers:
         return None
@@ -212,7 +213,7 @@ def layering_edge(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Inje
     return Injection("layering", "dependencies", "dependencies.layering", done[0], {done[1]})
 
 
-def docs(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+def docs(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
     mine = own(f, text)
     if mine.js is not None:
         return _jsdoc(f, text, t, rng, mine.js)
@@ -247,11 +248,11 @@ def docs(f: FileFacts, text: str, t: Truth, rng: random.Random) -> Injection | N
             lines[first - 1 : last] = [pad + "pass"] if s.alone else []
             rule = f"documentation.docstring.{s.kind}"
         header = set(range(s.first, max(s.first, s.body - 1) + 1))
-        return Injection(kind, "documentation", rule, "\n".join(lines), header)
+        return Injection(kind, "typing" if kind == "annotations" else "documentation", rule, "\n".join(lines), header)
     return None
 
 
-def _jsdoc(f: FileFacts, text: str, t: Truth, rng: random.Random, js: scan.JsSummary) -> Injection | None:
+def _jsdoc(f: Facts, text: str, t: Truth, rng: random.Random, js: scan.JsSummary) -> Injection | None:
     """The JSDoc block of an exported declaration removed, where the repository documents them."""
     if not js.ok or scan.is_test_path(f.path):
         return None
@@ -274,7 +275,7 @@ def _jsdoc(f: FileFacts, text: str, t: Truth, rng: random.Random, js: scan.JsSum
     return Injection("docstring", "documentation", f"documentation.docstring.{pub.kind}", "\n".join(lines), touched)
 
 
-def idiom(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str) -> Injection | None:
+def idiom(f: Facts, text: str, t: Truth, rng: random.Random, quote: str) -> Injection | None:
     mine = own(f, text)
     if mine.js is not None:
         return _console(f, text, t, rng, quote, mine.js)
@@ -293,13 +294,13 @@ def idiom(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str) -> 
     i = line - 1
     if what == "bare":
         lines[i] = re.sub(r"except\s+[\w.]+\s*:", "except:", lines[i])
-        return Injection("idiom", "idioms", "idioms.bare_except", "\n".join(lines), {line})
+        return Injection("bare-except", "idioms", "idioms.bare_except", "\n".join(lines), {line})
     pad = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
     lines.insert(i, f"{pad}print({quote}debug{quote})")
-    return Injection("idiom", "idioms", "idioms.print", "\n".join(lines), {line})
+    return Injection("print", "idioms", "idioms.print", "\n".join(lines), {line})
 
 
-def _console(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str, js: scan.JsSummary) -> Injection | None:
+def _console(f: Facts, text: str, t: Truth, rng: random.Random, quote: str, js: scan.JsSummary) -> Injection | None:
     """``console.log(...)`` before a ``return`` of a library file, where the library never logs so."""
     if not js.ok or scan.is_test_path(f.path) or scan.is_program(f.path) or not js.returns:
         return None
@@ -309,10 +310,36 @@ def _console(f: FileFacts, text: str, t: Truth, rng: random.Random, quote: str, 
     line = rng.choice(js.returns)
     pad = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
     lines.insert(line - 1, f"{pad}console.log({quote}debug{quote});")
-    return Injection("idiom", "idioms", "idioms.print", "\n".join(lines), {line})
+    return Injection("print", "idioms", "idioms.print", "\n".join(lines), {line})
 
 
-def all_injections(f: FileFacts, text: str, t: Truth, seed: str) -> list[Injection]:
+_FILLER = " and then some more words to make it longer"
+
+
+def line_length(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | None:
+    """A one-line string literal lengthened so its line runs 10-30 characters past the limit the
+    repository keeps (see ``Truth.line_limit``)."""
+    limit = t.line_limit(f.language)
+    if limit is None:
+        return None
+    lines = text.split("\n")
+    options = [
+        lit
+        for lit in own(f, text).layout.literals
+        if len(lit.body) >= 3 and " " in lit.body and len(lines[lit.line - 1]) <= limit - 5 and "\\" not in lit.body
+    ]
+    if not options:
+        return None
+    lit = rng.choice(options)
+    line = lines[lit.line - 1]
+    grow = limit - len(line) + rng.randint(10, 30)
+    filler = (_FILLER * (grow // len(_FILLER) + 1))[:grow]
+    at = lit.end - 1  # before the closing quote
+    lines[lit.line - 1] = line[:at] + filler + line[at:]
+    return Injection("line-length", "formatting", "formatting.line_length", "\n".join(lines), {lit.line})
+
+
+def all_injections(f: Facts, text: str, t: Truth, seed: str) -> list[Injection]:
     rng = random.Random(f"{seed}:{f.path}")
     quote = '"' if t.dominant(t.quotes.get(f.language, {}), 1) != "single" else "'"  # type: ignore[arg-type]
     found = [
@@ -320,6 +347,7 @@ def all_injections(f: FileFacts, text: str, t: Truth, seed: str) -> list[Injecti
         vocabulary(f, text, t, rng),
         indent(f, text, t, rng),
         quotes(f, text, t, rng),
+        line_length(f, text, t, rng),
         library(f, text, t, rng),
         layering_edge(f, text, t, rng),
         docs(f, text, t, rng),
