@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
 
 import httpx
@@ -24,7 +24,7 @@ from services.client import config as cfg
 from services.client.api import Call
 from services.client.errors import ApiError
 from services.client.indexing import Pause, Progress, Steps, index_and_wait
-from services.client.retry import RetryPolicy
+from services.client.retry import Attempts, RetryPolicy
 
 T = TypeVar("T")
 USER_AGENT = "codereview-client/0.1"
@@ -50,19 +50,23 @@ class _Base:
         return args
 
     @staticmethod
-    def _read(call: Call[T], response: httpx.Response) -> T:
-        body: Any = None
-        if response.content:
-            try:
-                body = response.json()
-            except ValueError:
-                body = response.text
-        if response.is_success:
-            return call.parse(body)
-        raise ApiError.from_response(response.status_code, body, response.reason_phrase)
+    def _status(answer: httpx.Response | httpx.TransportError) -> tuple[int, Mapping[str, str]]:
+        return (0, {}) if isinstance(answer, httpx.TransportError) else (answer.status_code, answer.headers)
 
-    def _unreachable(self, exc: httpx.TransportError) -> ApiError:
-        return ApiError(0, "service_unavailable", f"cannot reach {self.config.url}: {exc or type(exc).__name__}")
+    def _read(self, call: Call[T], answer: httpx.Response | httpx.TransportError) -> T:
+        if isinstance(answer, httpx.TransportError):
+            raise ApiError(
+                0, "service_unavailable", f"cannot reach {self.config.url}: {answer or type(answer).__name__}"
+            )
+        body: Any = None
+        if answer.content:
+            try:
+                body = answer.json()
+            except ValueError:
+                body = answer.text
+        if answer.is_success:
+            return call.parse(body)
+        raise ApiError.from_response(answer.status_code, body, answer.reason_phrase)
 
 
 class Client(_Base):
@@ -92,22 +96,15 @@ class Client(_Base):
         self.http.close()
 
     def send(self, call: Call[T]) -> T:
-        failures = rate_limited = 0
+        attempts = Attempts(self.retry)
         while True:
             try:
-                response = self.http.request(**self._request(call))
+                answer: httpx.Response | httpx.TransportError = self.http.request(**self._request(call))
             except httpx.TransportError as exc:
-                failures += 1
-                delay = self.retry.delay(0, {}, failures, rate_limited)
-                if delay is None:
-                    raise self._unreachable(exc) from None
-                self.sleep(delay)
-                continue
-            failures += response.status_code >= 500
-            rate_limited += response.status_code == 429
-            delay = self.retry.delay(response.status_code, response.headers, failures, rate_limited)
+                answer = exc
+            delay = attempts.after(*self._status(answer))
             if delay is None:
-                return self._read(call, response)
+                return self._read(call, answer)
             self.sleep(delay)
 
     def drive(self, steps: Steps, on_progress: Callable[[IndexStatus], None] | None = None) -> IndexStatus:
@@ -172,22 +169,15 @@ class AsyncClient(_Base):
         await self.http.aclose()
 
     async def send(self, call: Call[T]) -> T:
-        failures = rate_limited = 0
+        attempts = Attempts(self.retry)
         while True:
             try:
-                response = await self.http.request(**self._request(call))
+                answer: httpx.Response | httpx.TransportError = await self.http.request(**self._request(call))
             except httpx.TransportError as exc:
-                failures += 1
-                delay = self.retry.delay(0, {}, failures, rate_limited)
-                if delay is None:
-                    raise self._unreachable(exc) from None
-                await self.sleep(delay)
-                continue
-            failures += response.status_code >= 500
-            rate_limited += response.status_code == 429
-            delay = self.retry.delay(response.status_code, response.headers, failures, rate_limited)
+                answer = exc
+            delay = attempts.after(*self._status(answer))
             if delay is None:
-                return self._read(call, response)
+                return self._read(call, answer)
             await self.sleep(delay)
 
     async def drive(

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True)
@@ -47,3 +47,17 @@ def retry_after(value: str | None) -> float | None:
     except ValueError:
         return None
     return seconds if seconds >= 0 else None
+
+
+@dataclass
+class Attempts:
+    """The answers one call has had so far; ``after`` says how long to wait before the next try."""
+
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
+    failures: int = 0
+    rate_limited: int = 0
+
+    def after(self, status: int, headers: Mapping[str, str]) -> float | None:
+        self.failures += status >= 500 or status == 0
+        self.rate_limited += status == 429
+        return self.policy.delay(status, headers, self.failures, self.rate_limited)

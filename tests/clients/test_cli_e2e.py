@@ -65,7 +65,6 @@ def work(system: RunningSystem, tmp_path_factory: pytest.TempPathFactory) -> Wor
         "CODEREVIEW_URL": system.url,
         "CODEREVIEW_TOKEN": token,
         "CODEREVIEW_CONFIG": str(home / "config.toml"),
-        "NO_COLOR": "1",
     }
     return Workspace(path, env, token)
 
@@ -110,6 +109,15 @@ def test_review_staged_exits_non_zero_on_an_error_finding_and_writes_valid_sarif
         assert table.returncode == 1
         assert "naming.case.function" in table.stdout
         assert "\x1b[" not in table.stdout  # no colour off a terminal
+        if shutil.which("script"):  # util-linux: run it on a pseudo-terminal
+            command = f"{BIN / 'codereview'} review --staged"
+            tty_env = {**work.env, "TERM": "xterm-256color", "COLUMNS": "160"}
+            on_tty = subprocess.run(
+                ["script", "-qec", command, "/dev/null"], cwd=work.path, env=tty_env, capture_output=True, text=True
+            )
+            assert on_tty.returncode == 1
+            assert "\x1b[" in on_tty.stdout  # colour on a terminal
+            assert "naming.case.function" in on_tty.stdout
 
         sarif_path = tmp_path / "review.sarif"
         sarif = work.run("review", "--staged", "--format", "sarif", "--output", str(sarif_path))
