@@ -8,7 +8,6 @@ one ``GetChanges``; a staged changeset one ``GetChanges``.
 from __future__ import annotations
 
 import asyncio
-import posixpath
 import time
 from collections.abc import Sequence
 
@@ -19,6 +18,7 @@ from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, indexer_pb2
 from services.kit.errors import ServiceError
+from services.kit.paths import repo_path
 from services.source.facts import decode
 
 # Code-host file statuses -> ours.
@@ -28,15 +28,11 @@ _NO_STAGED = frozenset({"validation_failed", "bad_request", "not_implemented", "
 
 
 def clean_path(path: str, field: str = "path") -> str:
-    p = path.strip().replace("\\", "/")
-    while p.startswith("./"):
-        p = p[2:]
-    p = p.lstrip("/")
-    if not p or any(part in ("..", "") for part in p.split("/")) or "\0" in p:
-        raise ServiceError(
-            "validation_failed", f"{field} must be a relative path inside the repository", {"field": field}
-        )
-    return posixpath.normpath(p)
+    """The one path rule of every route (``services.kit.paths``), named by the request field."""
+    try:
+        return repo_path(path)
+    except ValueError as exc:
+        raise ServiceError("validation_failed", f"{field}: {exc}", {"field": field}) from None
 
 
 def _unsupported(path: str, reason: str) -> ServiceError:

@@ -2,9 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+
+from services.kit.paths import MAX_PATH_LENGTH, repo_path
+
+# A repository-relative path in a request body: the one rule of every route and service.
+RepoPath = Annotated[
+    str,
+    Field(
+        min_length=1,
+        max_length=MAX_PATH_LENGTH,
+        description="Repository-relative file path (no leading '/', no '..', nothing under .git)",
+    ),
+    AfterValidator(repo_path),
+]
 
 
 class Strict(BaseModel):
@@ -29,13 +42,13 @@ Format = Literal["json", "sarif"]
 
 
 class AnalyzeFile(Strict):
-    path: str = Field(..., min_length=1, max_length=4096)
+    path: RepoPath
     content: str | None = Field(None, description="Unsaved content; omitted = the indexed snapshot's file")
     format: Format = "json"
 
 
 class FilePatch(Strict):
-    path: str = Field(..., min_length=1, max_length=4096)
+    path: RepoPath
     status: str = "modified"
     patch: str = ""
     content: str | None = None
@@ -50,14 +63,14 @@ class AnalyzePr(Strict):
 
 
 class ReviewChangeset(Strict):
-    file_paths: list[str] = Field(default_factory=list, max_length=3000)
+    file_paths: list[RepoPath] = Field(default_factory=list, max_length=3000)
     diff: str | None = Field(None, description="Unified diff of staged changes")
     staged: bool = Field(False, description="Read staged changes from the local worktree")
     format: Format = "json"
 
 
 class ReviewContext(Strict):
-    path: str = Field(..., min_length=1, max_length=4096)
+    path: RepoPath
 
 
 Verdict = Literal["accepted", "fixed", "dismissed", "false_positive"]
@@ -73,7 +86,7 @@ class Feedback(Strict):
 class ExternalFinding(Strict):
     rule: str = ""
     category: str = ""
-    path: str = Field(..., min_length=1, max_length=4096)
+    path: RepoPath
     start_line: int = Field(1, ge=1)
     end_line: int | None = Field(None, ge=1)
     message: str = Field(..., min_length=1, max_length=5000)

@@ -70,9 +70,15 @@ async def hit(
 
 
 async def hit_address(
-    db: repo.Executor, scope: str, address: str, limit_per_minute: int, window_seconds: int = 60
+    db: repo.Executor,
+    scope: str,
+    address: str,
+    limit_per_minute: int,
+    window_seconds: int = 60,
+    message: str = "too many sign-in attempts from this address",
 ) -> None:
-    """Count a request without a token (sign-in) against its client address; refuse over the limit."""
+    """Count a request against its client address (sign-in, which carries no token; failed
+    authentications); refuse it over the limit."""
     if limit_per_minute <= 0 or not address:
         return
     now = time.time()
@@ -85,7 +91,7 @@ async def hit_address(
         retry_after = max(1, int(reset_at - now))
         raise ServiceError(
             "rate_limited",
-            f"too many sign-in attempts from this address; retry in {retry_after} s",
+            f"{message}; retry in {retry_after} s",
             {"scope": "ip", "limit": limit, "retry_after": retry_after, "reset_at": reset_at},
         )
 

@@ -37,7 +37,20 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
         seconds = self.deps.settings.rate_limit_window_seconds
         window = ratelimit.window_of(time.time(), seconds) if request.meter else None
         async with self.db.autocommit() as conn:
-            found = await identity.validate_token(conn, request.token, self.deps.catalogue, count_window=window)
+            try:
+                found = await identity.validate_token(conn, request.token, self.deps.catalogue, count_window=window)
+            except ServiceError as exc:
+                if exc.code in ("invalid_token", "not_authenticated"):
+                    # Counted only on failure: a valid token costs nothing more on the hot path.
+                    await ratelimit.hit_address(
+                        conn,
+                        "authfail",
+                        request.client_ip,
+                        self.deps.settings.auth_failure_limit_per_minute,
+                        seconds,
+                        message="too many failed authentications from this address",
+                    )
+                raise
             if found.counted is not None:
                 counted = {ratelimit.token_key(found.principal): found.counted}
                 await ratelimit.hit(

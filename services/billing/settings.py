@@ -42,6 +42,9 @@ class BillingSettings(ServiceSettings):
     rate_limit_window_seconds: int = 60
     # Sign-in routes carry no token: they are limited per client address instead (0 = off).
     signin_rate_limit_per_minute: int = 30
+    # Failed authentications (unknown, revoked, malformed or expired tokens) per client address
+    # and minute; past it they answer 429 with Retry-After (0 = off). Valid tokens are never held.
+    auth_failure_limit_per_minute: int = 100
 
     @model_validator(mode="after")
     def _no_placeholder_secrets(self) -> BillingSettings:

@@ -257,8 +257,7 @@ async def portal(
     return {"id": created.get("id"), "url": created.get("url"), "return_url": created.get("return_url")}
 
 
-async def _locked_live(session: AsyncSession, principal: common_pb2.Principal, org_id: str) -> Subscription:
-    owner = account_owner(principal, org_id, ADMIN)
+async def _locked_live(session: AsyncSession, owner: str) -> Subscription:
     row = await repo.subscription_for(session, owner, lock=True)
     if row is None or not _live(row):
         raise ServiceError("plan_required", "no active paid subscription on this account; start with a checkout")
@@ -274,8 +273,10 @@ async def _update(deps: BillingDeps, session: AsyncSession, row: Subscription, o
 async def switch_plan(
     session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str, plan_id: str
 ) -> billing_pb2.Subscription:
+    # Authorization first: a stranger learns nothing about plans or subscriptions here.
+    owner = account_owner(principal, org_id, ADMIN)
     plan = deps.catalogue.paid_plan(plan_id)
-    row = await _locked_live(session, principal, org_id)
+    row = await _locked_live(session, owner)
     if row.plan == plan.id:
         return subscription_message(row.owner, row)
     if plan.max_seats != UNLIMITED and row.seats > plan.max_seats:
@@ -297,7 +298,7 @@ async def switch_plan(
 async def cancel(
     session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
 ) -> billing_pb2.Subscription:
-    row = await _locked_live(session, principal, org_id)
+    row = await _locked_live(session, account_owner(principal, org_id, ADMIN))
     if not row.cancel_at_period_end:
         await _update(deps, session, row, "subscription.cancel", {"cancel_at_period_end": True})
     return subscription_message(row.owner, row)
@@ -306,7 +307,7 @@ async def cancel(
 async def reactivate(
     session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
 ) -> billing_pb2.Subscription:
-    row = await _locked_live(session, principal, org_id)
+    row = await _locked_live(session, account_owner(principal, org_id, ADMIN))
     if row.cancel_at_period_end:
         await _update(deps, session, row, "subscription.reactivate", {"cancel_at_period_end": False})
     return subscription_message(row.owner, row)

@@ -45,7 +45,9 @@ async def current_principal(request: Request, clients: ClientsDep) -> common_pb2
     request against the caller's rate limits."""
     token = bearer_token(request)
     meter = bool(getattr(request.app.state, "rate_limits", False))
-    validate = billing_pb2.ValidateTokenRequest(token=token, meter=meter, org_id=org_of(request) if meter else "")
+    validate = billing_pb2.ValidateTokenRequest(
+        token=token, meter=meter, org_id=org_of(request) if meter else "", client_ip=client_ip(request)
+    )
     response = await call(clients.billing.ValidateToken, validate, timeout=5)
     principal_var.set(response.principal)
     request.state.principal = response.principal

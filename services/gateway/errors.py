@@ -8,6 +8,7 @@ import orjson
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
+from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.api.responses import ErrorBody
@@ -32,12 +33,18 @@ ERROR_RESPONSES: dict[int | str, dict] = {
         404: "Not found or not visible to the caller",
         409: "State conflict",
         422: "Validation failed",
+        413: "Request body too large",
         429: "Rate limited (see Retry-After)",
         500: "Server error",
+        503: "A database or backing service is unavailable (see Retry-After)",
     }.items()
 }
-ERROR_RESPONSES[429]["headers"] = {
-    "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
+for _status in (429, 503):
+    ERROR_RESPONSES[_status]["headers"] = {
+        "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
+    }
+ERROR_RESPONSES[401]["headers"] = {
+    "WWW-Authenticate": {"description": "`Bearer` (RFC 6750)", "schema": {"type": "string"}}
 }
 
 
@@ -46,17 +53,42 @@ def error_response(status: int, code: str, message: str, details: dict | None = 
 
 
 def _field(loc: tuple) -> str:
-    parts = [str(p) for p in loc if p not in ("body", "query", "path", "header")]
+    # Only the first element names where the input was (a body field may itself be "path").
+    parts = [str(p) for p in (loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)]
     return ".".join(parts) or (str(loc[-1]) if loc else "")
+
+
+def _headers(request: Request, status: int, code: str, details: dict) -> dict[str, str] | None:
+    """The headers an error status promises: how to authenticate (401, RFC 6750), when to
+    come back (429 and 503, ``Retry-After``)."""
+    if status == 401 and code in ("not_authenticated", "invalid_token"):
+        return {"WWW-Authenticate": "Bearer" if code == "not_authenticated" else 'Bearer error="invalid_token"'}
+    if status in (429, 503):
+        retry = details.get("retry_after")
+        if retry is None and status == 503:
+            retry = request.app.state.settings.unavailable_retry_after_seconds
+        if retry is not None:
+            return {"Retry-After": str(max(1, int(retry)))}
+    return None
+
+
+def allowed_methods(request: Request) -> list[str]:
+    """Every method some route serves at this path (the 405 FastAPI raises names only one route's)."""
+    path = request.scope["path"]
+    methods: set[str] = set()
+    for route in iter_route_contexts(request.app.router.routes):
+        regex = getattr(route, "path_regex", None)
+        if regex is not None and route.methods and regex.match(path):
+            methods |= route.methods
+    return sorted(methods)
 
 
 def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> OrjsonResponse:
-        headers = None
-        if exc.code == "rate_limited" and "retry_after" in exc.details:
-            headers = {"Retry-After": str(int(exc.details["retry_after"]))}
-        return error_response(exc.http_status, exc.code, exc.message, exc.details, headers)
+        status = exc.http_status
+        headers = _headers(request, status, exc.code, exc.details)
+        return error_response(status, exc.code, exc.message, exc.details, headers)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> OrjsonResponse:
@@ -76,11 +108,19 @@ def install(app: FastAPI) -> None:
         if exc.status_code == 404:
             return error_response(404, "not_found", f"no route {request.method} {request.url.path}")
         if exc.status_code == 405:
-            return error_response(405, "method_not_allowed", f"{request.method} is not allowed here")
-        code = {400: "bad_request", 401: "not_authenticated", 413: "validation_failed"}.get(
+            allowed = allowed_methods(request)
+            return error_response(
+                405,
+                "method_not_allowed",
+                f"{request.method} is not allowed here",
+                {"allowed": allowed},
+                {"Allow": ", ".join(allowed)},
+            )
+        code = {400: "bad_request", 401: "not_authenticated", 413: "payload_too_large"}.get(
             exc.status_code, "internal_error"
         )
-        return error_response(exc.status_code, code, str(exc.detail))
+        headers = _headers(request, exc.status_code, code, {})
+        return error_response(exc.status_code, code, str(exc.detail), None, headers)
 
     @app.exception_handler(Exception)
     async def unexpected(request: Request, exc: Exception) -> OrjsonResponse:

@@ -59,8 +59,9 @@ class RequestContextMiddleware:
 
 
 class BodyLimitMiddleware:
-    """Refuse request bodies over the configured bound before any handler reads them (413),
-    by Content-Length when given and by counting chunks otherwise."""
+    """Refuse request bodies over the configured bound (413 ``payload_too_large``): by
+    Content-Length before any handler runs, and by counting the chunks of a streamed body as
+    they are read, whoever reads them and whatever they do with the failure."""
 
     def __init__(self, app: ASGIApp, max_bytes: int) -> None:
         self.app = app
@@ -75,28 +76,37 @@ class BodyLimitMiddleware:
                 await self._refuse(send)
                 return
         seen = 0
+        over = False
 
         async def counted() -> Message:
-            nonlocal seen
+            nonlocal seen, over
+            if over:
+                raise _TooLarge
             message = await receive()
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.max_bytes:
+                    over = True
                     raise _TooLarge
             return message
 
         started = False
 
-        async def tracking_send(message: Message) -> None:
+        async def guarded_send(message: Message) -> None:
+            # A handler that caught the overflow (FastAPI turns a failed body read into its own
+            # 400) must not answer: the 413 below does, whatever the app tried to say.
             nonlocal started
+            if over:
+                return
             started = started or message["type"] == "http.response.start"
             await send(message)
 
         try:
-            await self.app(scope, counted, tracking_send)
+            await self.app(scope, counted, guarded_send)
         except _TooLarge:
-            if not started:
-                await self._refuse(send)
+            pass
+        if over and not started:
+            await self._refuse(send)
 
     async def _refuse(self, send: Send) -> None:
         body = orjson.dumps(

@@ -19,6 +19,8 @@ class GatewaySettings(BaseServiceSettings):
     payment_webhook_secret: str = ""
     payment_signature_tolerance_seconds: int = 300
     max_body_bytes: int = 20 * 1024 * 1024
+    # Retry-After (seconds) on 503 service_unavailable: a database or a backing service is down.
+    unavailable_retry_after_seconds: int = 5
     # Proxies whose X-Forwarded-For names the client (comma-separated, or "*"): the address that
     # sign-in is rate-limited by. Anything else is the connection's own peer.
     forwarded_allow_ips: str = "127.0.0.1"

@@ -162,7 +162,7 @@ async def get_changes(
             raise ServiceError(
                 "validation_failed", "staged changes exist only for local repositories", {"field": "staged"}
             )
-        local = await sources.check_local(settings, repo.source)
+        local = await sources.check_local(settings, repo.source, repo.owner)
         try:
             staged = await asyncio.to_thread(staged_changes, local, max_blob_bytes=settings.max_file_bytes)
         except GitError as exc:

@@ -4,8 +4,6 @@ lists are paginated with an opaque offset cursor."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 from typing import Any
 
 import orjson
@@ -18,6 +16,7 @@ from services.indexer.git import GitError, validate_repo_path
 from services.indexer.models import Repository
 from services.kit.db import Database
 from services.kit.errors import ServiceError, index_failed
+from services.kit.paging import check_limit, decode_offset, encode_cursor
 
 DEFAULT_LIMITS = {"segments": 200, "network": 1000, "history": 100}
 MAX_LIMIT = 10_000
@@ -27,31 +26,12 @@ def document(body: dict[str, Any]) -> common_pb2.JsonDocument:
     return common_pb2.JsonDocument(json=orjson.dumps(body))
 
 
-def _offset(cursor: str) -> int:
-    if not cursor:
-        return 0
-    try:
-        kind, _, value = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-        offset = int(value)
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        offset = -1
-    if kind != "o" or offset < 0:
-        raise ServiceError("validation_failed", "invalid cursor", {"field": "cursor"})
-    return offset
-
-
-def _cursor(offset: int) -> str:
-    return base64.urlsafe_b64encode(f"o:{offset}".encode()).decode()
-
-
 def _window(page: common_pb2.PageRequest, default: int) -> tuple[int, int]:
-    if page.limit < 0:
-        raise ServiceError("validation_failed", "limit must be positive", {"field": "limit"})
-    return _offset(page.cursor), min(page.limit or default, MAX_LIMIT)
+    return decode_offset(page.cursor), check_limit(page.limit, default, MAX_LIMIT)
 
 
 def _page_info(offset: int, limit: int, total: int) -> dict[str, Any]:
-    return {"next_cursor": _cursor(offset + limit) if offset + limit < total else "", "total": total}
+    return {"next_cursor": encode_cursor("o", str(offset + limit)) if offset + limit < total else "", "total": total}
 
 
 def checked_path(path: str) -> str:

@@ -4,8 +4,6 @@ the hosted lifecycle driven by installation events and ``host_index``."""
 from __future__ import annotations
 
 import asyncio
-import base64
-import binascii
 import os
 from dataclasses import dataclass
 
@@ -19,10 +17,11 @@ from services.indexer.caps import RepositoryCap
 from services.indexer.models import Repository, new_id, outbox
 from services.indexer.settings import IndexerSettings
 from services.kit.bus import SUBJECT_REPOSITORY_DELETED
-from services.kit.db import Database
+from services.kit.db import Database, advisory_lock
 from services.kit.errors import ServiceError
 from services.kit.identity import accessible_owners, require_principal
 from services.kit.outbox import add_event
+from services.kit.paging import check_limit, decode_cursor, encode_cursor, invalid_cursor
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -34,9 +33,12 @@ class Registration:
     source: str
     name: str
     full_name: str | None = None
+    local_paths: tuple[str, ...] = ()  # a local repository's work tree and git directory
 
 
-async def registration_for(settings: IndexerSettings, request: indexer_pb2.CreateRepositoryRequest) -> Registration:
+async def registration_for(
+    settings: IndexerSettings, request: indexer_pb2.CreateRepositoryRequest, owner: str
+) -> Registration:
     """Validate the one source the request names (before any database work)."""
     given = [f for f in ("path", "url", "full_name") if getattr(request, f)]
     if len(given) != 1:
@@ -47,8 +49,10 @@ async def registration_for(settings: IndexerSettings, request: indexer_pb2.Creat
         )
     name = request.name.strip()
     if request.path:
-        local = await sources.check_local(settings, request.path)
-        return Registration("local", str(local.path), name or os.path.basename(str(local.path)))
+        local = await sources.check_local(settings, request.path, owner)
+        reg = Registration("local", str(local.path), name or os.path.basename(str(local.path)))
+        reg.local_paths = (str(local.path), str(local.git_dir))
+        return reg
     if request.url:
         url = await sources.check_url(settings, request.url)
         return Registration("url", url.url, name or sources.name_from_url(url.url))
@@ -63,10 +67,26 @@ async def create(
 ) -> tuple[Repository, indexer_pb2.IndexStatus]:
     principal = require_principal()
     owner = access.owner_for(principal, request.org_id)
-    reg = await registration_for(settings, request)
+    reg = await registration_for(settings, request, owner)
     async with db.session() as session:
+        if reg.local_paths:
+            await _refuse_claimed_path(session, principal, reg)
         repo = await find_or_create(session, owner, reg, request.installation_id, cap=cap)
         return repo, await runs.current_status(session, repo)
+
+
+async def _refuse_claimed_path(session: AsyncSession, principal: common_pb2.Principal, reg: Registration) -> None:
+    """A server-side path belongs to the account that registered it first: registering it (or a
+    directory inside or around it) again is for those who can already see that repository,
+    never a way into another organization's data."""
+    await advisory_lock(session, "indexer.local-registration")  # two registrations cannot both pass
+    for other in await sql.local_repositories_overlapping(session, reg.local_paths):
+        if not access.visible(principal, other):
+            raise ServiceError(
+                "validation_failed",
+                "this path is registered by an account you do not belong to",
+                {"field": "path", "reason": "path_not_allowed"},
+            )
 
 
 async def find_or_create(
@@ -136,26 +156,24 @@ async def count(db: Database, owner: str) -> int:
 
 
 def _decode_cursor(cursor: str) -> tuple[int, str] | None:
-    if not cursor:
+    value = decode_cursor(cursor, "r")
+    if value is None:
         return None
-    try:
-        created, _, rid = base64.urlsafe_b64decode(cursor.encode()).decode().partition(":")
-        return int(created), rid
-    except (ValueError, binascii.Error, UnicodeDecodeError):
-        raise ServiceError("validation_failed", "invalid cursor", {"field": "cursor"}) from None
+    created, _, rid = value.partition(":")
+    if not created.isdigit() or len(created) > 18 or not rid:
+        raise invalid_cursor()
+    return int(created), rid
 
 
 def _encode_cursor(repo: Repository) -> str:
-    return base64.urlsafe_b64encode(f"{repo.created_at}:{repo.id}".encode()).decode()
+    return encode_cursor("r", f"{repo.created_at}:{repo.id}")
 
 
 async def list_page(
     db: Database, page: common_pb2.PageRequest
 ) -> tuple[list[tuple[Repository, indexer_pb2.IndexStatus]], common_pb2.PageInfo]:
     principal = require_principal()
-    limit = min(page.limit or DEFAULT_PAGE, MAX_PAGE)
-    if limit < 0:
-        raise ServiceError("validation_failed", "limit must be positive", {"field": "limit"})
+    limit = check_limit(page.limit, DEFAULT_PAGE, MAX_PAGE)
     async with db.session() as session:
         repos, total = await sql.list_repositories(
             session, accessible_owners(principal), limit + 1, _decode_cursor(page.cursor)

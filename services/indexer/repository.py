@@ -34,6 +34,19 @@ async def repository_by_source(session: AsyncSession, owner: str, kind: str, sou
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+async def local_repositories_overlapping(session: AsyncSession, paths: Sequence[str]) -> list[Repository]:
+    """Local repositories whose path is one of ``paths``, inside one, or around one."""
+    clauses: list[Any] = []
+    for path in paths:
+        clauses += [
+            Repository.source == path,
+            func.starts_with(Repository.source, path + "/"),
+            func.starts_with(path, Repository.source + "/"),
+        ]
+    stmt = select(Repository).where(Repository.kind == "local", or_(*clauses))
+    return list((await session.execute(stmt)).scalars())
+
+
 async def list_repositories(
     session: AsyncSession, owners: Sequence[str], limit: int, after: tuple[int, str] | None
 ) -> tuple[list[Repository], int]:

@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 from typing import ClassVar
 
+from services.indexer.git.urls import parse_origins
 from services.kit.settings import ServiceSettings
 
 
@@ -14,11 +15,18 @@ class IndexerSettings(ServiceSettings):
 
     # Where mirrors live (``<data_dir>/indexer/mirrors``); shared with other services as CR_DATA_DIR.
     data_dir: str = ".run/data"
-    # Local repositories may only be registered under these directories (colon-separated).
+    # Registering a server-side path is the operator's decision (docs/indexing.md). Any user may
+    # register local repositories under these directories (colon-separated)...
     allowed_roots: str = ""
+    # ...and an organization's repositories also under its own: JSON {"<org id>": "/srv/a:/srv/b"}.
+    org_roots: dict[str, str] = {}
     # Transports a user-supplied clone URL may use (comma-separated subset of https,http,ssh,git).
     allowed_url_schemes: str = "https"
-    # Intranet installs may clone from private addresses; off by default (SSRF).
+    # Clone URLs use their scheme's default port (443 for https). These origins, comma-separated
+    # "host[:port]" (no port = the default one), may also use another port and private addresses:
+    # "git.corp.example:8443,10.0.0.7". Everything else: public addresses, default port only.
+    allowed_clone_origins: str = ""
+    # Intranet installs may clone from any private address; off by default (SSRF).
     allow_private_hosts: bool = False
 
     history_depth: int = 2000  # commits read from the log for history statistics
@@ -40,8 +48,14 @@ class IndexerSettings(ServiceSettings):
     requeue_after_seconds: float = 120.0  # a queued run nobody claimed gets its job republished
     hostapp_timeout_seconds: float = 10.0
 
-    def roots(self) -> list[str]:
-        return [r for r in self.allowed_roots.split(os.pathsep) if r.strip()]
+    def roots(self, owner: str = "") -> list[str]:
+        """The roots a repository of ``owner`` ("org:<id>" or "user:<id>") may live under."""
+        kind, _, ident = owner.partition(":")
+        own = self.org_roots.get(ident, "") if kind == "org" else ""
+        return [r for r in (*self.allowed_roots.split(os.pathsep), *own.split(os.pathsep)) if r.strip()]
+
+    def clone_origins(self) -> frozenset[tuple[str, int | None]]:
+        return parse_origins(self.allowed_clone_origins)
 
     def url_schemes(self) -> tuple[str, ...]:
         return tuple(s.strip().lower() for s in self.allowed_url_schemes.split(",") if s.strip())

@@ -19,6 +19,7 @@ from services.indexer.git import (
     validate_clone_url,
     validate_local_repository,
 )
+from services.indexer.git.errors import PATH_NOT_ALLOWED
 from services.indexer.git.readers import READERS
 from services.indexer.models import Repository
 from services.indexer.settings import IndexerSettings
@@ -36,20 +37,25 @@ def input_error(field: str, exc: GitError) -> ServiceError:
     return ServiceError("validation_failed", exc.message, {"field": field, "reason": exc.code})
 
 
-async def check_local(settings: IndexerSettings, path: str) -> LocalRepository:
-    if not settings.roots():
+async def check_local(settings: IndexerSettings, path: str, owner: str) -> LocalRepository:
+    """A local repository ``owner`` may register: under the roots the operator allowed it."""
+    roots = settings.roots(owner)
+    if not roots:
         raise ServiceError(
             "validation_failed",
-            "local repositories are disabled (no allowed roots configured)",
-            {"field": "path", "reason": "path_not_allowed"},
+            "local repositories are disabled for this account (no allowed roots configured)",
+            {"field": "path", "reason": "path_not_allowed", "allowed_roots": []},
         )
     if ".." in Path(path).parts:
         # Refused before any resolution: a path that needs ".." is not what the user means.
         raise ServiceError("validation_failed", "path must not contain '..'", {"field": "path", "reason": "dot_dot"})
     try:
-        return await asyncio.to_thread(validate_local_repository, path, settings.roots())
+        return await asyncio.to_thread(validate_local_repository, path, roots)
     except GitError as exc:
-        raise input_error("path", exc) from None
+        error = input_error("path", exc)
+        if exc.code == PATH_NOT_ALLOWED:
+            error.details["allowed_roots"] = roots
+        raise error from None
 
 
 async def check_url(settings: IndexerSettings, url: str) -> CloneUrl:
@@ -60,6 +66,7 @@ async def check_url(settings: IndexerSettings, url: str) -> CloneUrl:
             url,
             allowed_schemes=settings.url_schemes(),
             allow_private_hosts=settings.allow_private_hosts,
+            allowed_origins=settings.clone_origins(),
         )
     except GitError as exc:
         raise input_error("url", exc) from None
@@ -117,7 +124,7 @@ class HostApp:
 async def source_for(repo: Repository, settings: IndexerSettings, hostapp: HostApp) -> Source:
     """Re-validated at every index: roots, DNS answers and installations change."""
     if repo.kind == "local":
-        return Source(await check_local(settings, repo.source))
+        return Source(await check_local(settings, repo.source, repo.owner))
     if repo.kind == "url":
         return Source(await check_url(settings, repo.source))
     creds = await hostapp.clone_credentials(repo.full_name or repo.source)
@@ -128,6 +135,8 @@ async def source_for(repo: Repository, settings: IndexerSettings, hostapp: HostA
             creds.clone_url,
             allowed_schemes=schemes,
             allow_private_hosts=settings.allow_private_hosts,
+            allowed_origins=settings.clone_origins(),
+            any_port=True,  # the code host's address is the operator's own configuration
         )
     except GitError as exc:
         raise input_error("clone_url", exc) from None

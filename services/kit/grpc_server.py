@@ -11,11 +11,14 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import grpc
+import psycopg
 from google.protobuf import any_pb2, struct_pb2
 from google.rpc import status_pb2
 from grpc_health.v1 import _async as health_async
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
+from nats import errors as nats_errors
+from sqlalchemy import exc as sa_exc
 
 from services.contracts.v1 import common_pb2
 from services.kit.context import new_request_id, request_id_var
@@ -47,6 +50,18 @@ def _jsonable(value: Any) -> Any:
     if isinstance(value, (str, bool, int, float)) or value is None:
         return value
     return str(value)
+
+
+def unavailable(exc: BaseException) -> bool:
+    """An outage of a dependency, not a bug: the database refusing or dropping connections, the
+    pool timing out, NATS gone. One place decides, for every service's RPCs."""
+    if isinstance(exc, sa_exc.DBAPIError) and exc.connection_invalidated:
+        return True
+    if isinstance(exc, sa_exc.OperationalError | sa_exc.InterfaceError | sa_exc.TimeoutError):
+        return True
+    if isinstance(exc, psycopg.OperationalError | psycopg.InterfaceError):
+        return True
+    return isinstance(exc, ConnectionError | nats_errors.ConnectionClosedError | nats_errors.NoServersError)
 
 
 class _Context:
@@ -85,6 +100,16 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         async def fail(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
             if isinstance(exc, ServiceError):
                 code, message, error_code, extra = exc.grpc_status, exc.message, exc.code, exc.details
+            elif unavailable(exc):
+                # The service's own database (or bus) is down: the caller should come back,
+                # not report a bug. The gateway answers 503 service_unavailable with Retry-After.
+                log.warning("%s: a dependency is unavailable: %s", method, exc.__class__.__name__)
+                code, message, error_code, extra = (
+                    grpc.StatusCode.UNAVAILABLE,
+                    f"{service} cannot reach its database or message bus",
+                    "service_unavailable",
+                    {},
+                )
             elif isinstance(exc, NotImplementedError):
                 # A method the servicer does not override yet (the generated base raises this):
                 # UNIMPLEMENTED, so callers can tell "not built" from a crash.

@@ -168,6 +168,24 @@ async def test_organization_subscriptions_are_for_team_admins(billing: Billing, 
     await expect("forbidden", status(billing, stranger, org_id))
 
 
+async def test_switch_plan_checks_the_callers_role_before_the_plan(billing: Billing) -> None:
+    # Before: the plan was checked first, so a stranger or a plain member got 422 (unknown or
+    # free plan) or 501 (a plan without a price) and learnt about the catalogue, not 403.
+    org = unique("order")
+    _, admin = await billing.user(org=org)
+    org_id = billing.org_id(admin, org)
+    _, member = await billing.user(org=org, role="member")
+    _, stranger = await billing.user()
+    for caller in (member, stranger):
+        for plan in ("platinum", "free", "pro"):
+            request = billing_pb2.SwitchPlanRequest(org_id=org_id, plan=plan)
+            await expect("forbidden", billing.call("SwitchPlan", request, caller))
+    await expect(
+        "validation_failed",
+        billing.call("SwitchPlan", billing_pb2.SwitchPlanRequest(org_id=org_id, plan="platinum"), admin),
+    )
+
+
 async def test_every_mutating_provider_call_carries_our_idempotency_key(billing: Billing, standins: StandIns) -> None:
     _, me = await billing.user()
     await subscribe(billing, standins, me, "pro")

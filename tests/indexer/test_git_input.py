@@ -20,7 +20,7 @@ from services.indexer.git.paths import (
     validate_sha,
 )
 from services.indexer.git.runner import GitAccess, GitStream, git_argv, run_git, sealed_env
-from services.indexer.git.urls import is_public_address, validate_clone_url
+from services.indexer.git.urls import is_public_address, parse_origins, validate_clone_url
 
 ZONE = {
     "github.com": ["140.82.121.4"],
@@ -136,7 +136,7 @@ def test_public_https_url_is_accepted_and_pinned() -> None:
 
 
 def test_ipv6_pins_are_bracketed() -> None:
-    url = validate_clone_url("https://v6.example:8443/r", resolver=resolver)
+    url = validate_clone_url("https://v6.example:8443/r", allowed_origins={("v6.example", 8443)}, resolver=resolver)
     assert url.curl_resolve_pins() == ("v6.example:8443:[2606:4700::6810:84e5]",)
     assert url.scope() == "https://v6.example:8443/"
 
@@ -145,10 +145,56 @@ def test_operator_may_allow_more_schemes_and_private_hosts() -> None:
     with pytest.raises(GitInputError) as info:
         validate_clone_url("http://127.0.0.1/x", allowed_schemes=["https", "http"], resolver=resolver)
     assert info.value.code == "forbidden_host"
-    ok = validate_clone_url("http://127.0.0.1:8080/x", allowed_schemes=["https", "http"], allow_private_hosts=True)
+    ok = validate_clone_url(
+        "http://127.0.0.1:8080/x",
+        allowed_schemes=["https", "http"],
+        allow_private_hosts=True,
+        allowed_origins=parse_origins("127.0.0.1:8080"),
+    )
     assert (ok.host, ok.port) == ("127.0.0.1", 8080)
     ssh = validate_clone_url("ssh://git@github.com/org/r.git", allowed_schemes=["ssh"], resolver=resolver)
     assert ssh.scheme == "ssh"
+
+
+@pytest.mark.parametrize("port", [22, 80, 8443, 5432])
+def test_https_urls_use_port_443_unless_the_operator_allows_the_origin(port: int) -> None:
+    # Before: any port was accepted, so a clone URL could probe ssh, databases, admin panels.
+    with pytest.raises(GitInputError) as info:
+        validate_clone_url(f"https://github.com:{port}/o/r.git", resolver=resolver)
+    assert info.value.code == "forbidden_port"
+    with pytest.raises(GitInputError):  # allowing the host on its default port allows no other
+        validate_clone_url(
+            f"https://github.com:{port}/o/r.git", allowed_origins={("github.com", None)}, resolver=resolver
+        )
+    allowed = parse_origins(f"github.com:{port}")
+    assert (
+        validate_clone_url(f"https://github.com:{port}/o/r.git", allowed_origins=allowed, resolver=resolver).port
+        == port
+    )
+    assert validate_clone_url("https://github.com:443/o/r.git", resolver=resolver).port == 443
+
+
+def test_an_allowed_origin_may_resolve_to_a_private_address() -> None:
+    private = lambda host, port: ["10.0.0.7"]  # noqa: E731
+    with pytest.raises(GitInputError) as info:
+        validate_clone_url("https://git.corp.example/o/r.git", resolver=private)
+    assert info.value.code == "forbidden_host"
+    allowed = parse_origins("git.corp.example, other.example:8443")
+    url = validate_clone_url("https://git.corp.example/o/r.git", allowed_origins=allowed, resolver=private)
+    assert url.addresses == ("10.0.0.7",)
+    with pytest.raises(GitInputError) as info:  # the allow-list names origins, not whole hosts' ports
+        validate_clone_url("https://git.corp.example:8443/o/r.git", allowed_origins=allowed, resolver=private)
+    assert info.value.code == "forbidden_port"
+
+
+def test_clone_origin_settings_parse() -> None:
+    assert parse_origins(" git.corp:8443, [::1]:22 ,Example.COM.,") == {
+        ("git.corp", 8443),
+        ("::1", 22),
+        ("example.com", None),
+    }
+    with pytest.raises(ValueError, match="port must be a number"):
+        parse_origins("git.corp:https")
 
 
 def test_file_can_never_be_allowed_as_a_clone_scheme() -> None:
@@ -168,7 +214,7 @@ def test_public_address_classification() -> None:
 
 @pytest.mark.parametrize(
     ("path", "normalized"),
-    [("src/a.py", "src/a.py"), ("a/../b.py", "b.py"), ("./a//b", "a/b"), ("dir name/ü.py", "dir name/ü.py")],
+    [("src/a.py", "src/a.py"), ("./a//b", "a/b"), ("dir name/ü.py", "dir name/ü.py")],
 )
 def test_valid_repo_paths_are_normalized(path: str, normalized: str) -> None:
     assert validate_repo_path(path) == normalized
@@ -181,6 +227,7 @@ def test_valid_repo_paths_are_normalized(path: str, normalized: str) -> None:
         "/etc/passwd",
         "../x",
         "a/../../x",
+        "a/../b.py",  # one rule everywhere (services.kit.paths): no '..' at all
         "..",
         ".",
         "a\x00b",
@@ -336,7 +383,7 @@ def test_https_mirror_connects_only_to_the_vetted_address(tmp_path: Path) -> Non
     # repo.test does not exist in DNS; the pin makes git connect to the address we
     # validated (a closed local port), which proves the fetch cannot be re-resolved elsewhere.
     url = validate_clone_url(
-        "https://repo.test:9/org/r.git", allow_private_hosts=True, resolver=lambda h, p: ["127.0.0.1"]
+        "https://repo.test:9/org/r.git", allowed_origins={("repo.test", 9)}, resolver=lambda h, p: ["127.0.0.1"]
     )
     with pytest.raises(GitOperationError) as info:
         ensure_mirror(url, tmp_path / "r.git", token="tok-123", timeout=20)

@@ -450,7 +450,7 @@ def _hang(task: object) -> None:
 
 
 async def test_unreachable_url_fails_after_bounded_retries(env: Env) -> None:
-    settings = env.settings.model_copy(update={"allow_private_hosts": True, "clone_timeout_seconds": 20.0})
+    settings = env.settings.model_copy(update={"allowed_clone_origins": "127.0.0.1:9", "clone_timeout_seconds": 20.0})
     env.api.settings = env.worker.settings = settings
     with acting_as(ALICE):  # a closed port: git cannot connect
         repo = await env.api.CreateRepository(Req.CreateRepositoryRequest(url="https://127.0.0.1:9/none.git"), None)  # type: ignore[arg-type]

@@ -105,6 +105,59 @@ async def test_bad_urls_are_refused(env, url: str, reason: str) -> None:  # type
     assert error.details == {"field": "url", "reason": reason}
 
 
+@pytest.mark.parametrize("port", [22, 80, 8443])
+async def test_clone_urls_on_other_ports_need_the_operators_allow_list(env, port: int) -> None:  # type: ignore[no-untyped-def]
+    # Before: 201 for any port, so a token holder could make the indexer probe any service.
+    _db, settings, servicer, _root = env
+    url = f"https://93.184.215.14:{port}/o/r.git"  # a public address literal: no DNS needed
+    with acting_as(ALICE):
+        error = await refused(register(servicer, url=url), "validation_failed")
+        assert error.details == {"field": "url", "reason": "forbidden_port"}
+        servicer.settings = settings.model_copy(update={"allowed_clone_origins": f"93.184.215.14:{port}"})
+        assert (await register(servicer, url=url)).kind == "url"
+
+
+async def test_outside_the_roots_the_error_names_the_allowed_roots(env) -> None:  # type: ignore[no-untyped-def]
+    _db, _settings, servicer, root = env
+    with acting_as(ALICE):
+        error = await refused(register(servicer, path="/etc"), "validation_failed")
+    assert error.details == {"field": "path", "reason": "path_not_allowed", "allowed_roots": [str(root)]}
+
+
+async def test_an_organizations_roots_are_its_own(env, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    _db, settings, servicer, root = env
+    org_root = tmp_path / "org1-repos"
+    sample_repo(org_root / "private", commits=1)
+    servicer.settings = settings.model_copy(update={"org_roots": {"org1": str(org_root)}})
+    with acting_as(ALICE):
+        repo = await register(servicer, path=str(org_root / "private"), org_id="org1")
+        assert repo.owner == "org:org1"
+        personal = await refused(register(servicer, path=str(org_root / "private")), "validation_failed")
+    assert personal.details["allowed_roots"] == [str(root)]
+    with acting_as(MALLORY):
+        await refused(register(servicer, path=str(org_root / "private")), "validation_failed")
+
+
+async def test_a_path_another_organization_registered_cannot_be_registered_again(env) -> None:  # type: ignore[no-untyped-def]
+    # Before: Mallory registered org1's path under her own account and read its code through it.
+    _db, _settings, servicer, root = env
+    sample_repo(root / "proj", commits=1)
+    sample_repo(root / "proj" / "vendor" / "lib", commits=1)
+    sample_repo(root / "mine", commits=1)
+    with acting_as(ALICE):
+        theirs = await register(servicer, path=str(root / "proj"), org_id="org1")
+    with acting_as(MALLORY):
+        for path in (root / "proj", root / "proj" / "vendor" / "lib"):  # the repository, or one inside it
+            error = await refused(register(servicer, path=str(path)), "validation_failed")
+            assert error.details == {"field": "path", "reason": "path_not_allowed"}
+        assert (await register(servicer, path=str(root / "mine"))).owner == f"user:{MALLORY.user_id}"
+        with pytest.raises(ServiceError) as info:
+            await servicer.GetRepository(indexer_pb2.GetRepositoryRequest(repo=theirs.id), None)  # type: ignore[arg-type]
+        assert info.value.code == "repo_not_found"
+    with acting_as(BOB):  # a member of org1 already sees it: registering it again reveals nothing
+        assert (await register(servicer, path=str(root / "proj"))).owner == f"user:{BOB.user_id}"
+
+
 async def test_exactly_one_source_is_required(env) -> None:  # type: ignore[no-untyped-def]
     _db, _settings, servicer, root = env
     with acting_as(ALICE):

@@ -28,22 +28,26 @@ class ValidateTokenRequest(_message.Message):
     TOKEN_FIELD_NUMBER: _builtins.int
     METER_FIELD_NUMBER: _builtins.int
     ORG_ID_FIELD_NUMBER: _builtins.int
+    CLIENT_IP_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     meter: _builtins.bool
     """Also count this request against the caller's rate limits (the gateway's hot path: one
     round trip validates and meters). org_id: the organization the request is about.
     """
     org_id: _builtins.str
+    client_ip: _builtins.str
+    """The caller's address: failed validations are limited per address (429 past the limit)."""
     def __init__(
         self,
         *,
         token: _builtins.str = ...,
         meter: _builtins.bool = ...,
         org_id: _builtins.str = ...,
+        client_ip: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["meter", b"meter", "org_id", b"org_id", "token", b"token"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["client_ip", b"client_ip", "meter", b"meter", "org_id", b"org_id", "token", b"token"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

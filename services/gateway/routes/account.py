@@ -19,6 +19,7 @@ from services.api.schemas import (
     TokenList,
 )
 from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
+from services.gateway import params
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user
@@ -162,7 +163,7 @@ async def _audit_results(principal: Any, clients: ClientsDep, limit: int) -> Any
 
 
 @audit_router.get("/audit-results", summary="Recent audits plus a fleet-wide convention summary")
-async def audit_results(principal: PrincipalDep, clients: ClientsDep, limit: int = Query(50, ge=1, le=500)) -> Any:
+async def audit_results(principal: PrincipalDep, clients: ClientsDep, limit: int = params.limit(50, 500)) -> Any:
     return await _audit_results(principal, clients, limit)
 
 
@@ -176,7 +177,7 @@ async def audit_results_alias(
     response: Response,
     principal: PrincipalDep,
     clients: ClientsDep,
-    limit: int = Query(50, ge=1, le=500),
+    limit: int = params.limit(50, 500),
 ) -> Any:
     response.headers["Deprecation"] = "true"
     response.headers["Sunset"] = request.app.state.settings.audit_alias_sunset

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Response
 
 from services.api.schemas import CreateRepository, HostIndex
 from services.contracts.v1 import common_pb2, indexer_pb2
+from services.gateway import params
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
 from services.kit.grpc_client import call
 
@@ -27,8 +28,8 @@ def page(limit: int, cursor: str) -> common_pb2.PageRequest:
 async def list_repositories(
     principal: PrincipalDep,
     clients: ClientsDep,
-    limit: int = Query(50, ge=1, le=500),
-    cursor: str = Query("", max_length=200),
+    limit: int = params.limit(50, 500),
+    cursor: params.Cursor = "",
 ) -> dict[str, Any]:
     response = await call(
         clients.indexer.ListRepositories,
@@ -92,8 +93,8 @@ async def segments(
     repo_id: str,
     principal: PrincipalDep,
     clients: ClientsDep,
-    limit: int = Query(200, ge=1, le=2000),
-    cursor: str = Query("", max_length=200),
+    limit: int = params.limit(200, 2000),
+    cursor: params.Cursor = "",
 ) -> Any:
     return await _read(clients.indexer.GetSegments, repo_id, principal, limit=limit, cursor=cursor)
 
@@ -103,8 +104,8 @@ async def network(
     repo_id: str,
     principal: PrincipalDep,
     clients: ClientsDep,
-    limit: int = Query(1000, ge=1, le=10000),
-    cursor: str = Query("", max_length=200),
+    limit: int = params.limit(1000, 10000),
+    cursor: params.Cursor = "",
 ) -> Any:
     return await _read(clients.indexer.GetNetwork, repo_id, principal, limit=limit, cursor=cursor)
 
@@ -114,8 +115,8 @@ async def history(
     repo_id: str,
     principal: PrincipalDep,
     clients: ClientsDep,
-    path: str = Query("", max_length=4096),
-    limit: int = Query(100, ge=1, le=1000),
-    cursor: str = Query("", max_length=200),
+    path: params.PathFilter = "",
+    limit: int = params.limit(100, 1000),
+    cursor: params.Cursor = "",
 ) -> Any:
     return await _read(clients.indexer.GetHistory, repo_id, principal, path=path, limit=limit, cursor=cursor)

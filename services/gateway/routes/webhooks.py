@@ -55,6 +55,23 @@ async def code_host(request: Request, clients: ClientsDep) -> dict[str, Any]:
     return {"ok": True, "duplicate": response.duplicate, "handled": response.handled, "job_id": response.job_id}
 
 
+def payment_event_identity(body: bytes) -> tuple[str, str]:
+    """The signed body's event id and type. Anything else is refused with 400 (the provider
+    stops retrying a 4xx; a 5xx it would retry for days, and no retry can fix a signed body)."""
+    try:
+        event = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ServiceError("invalid_signature", "payload is not valid JSON") from None
+    if not isinstance(event, dict):
+        raise ServiceError("bad_request", "payload is not an event object", {"field": "body"})
+    event_id, event_type = event.get("id"), event.get("type")
+    if not (isinstance(event_id, str) and isinstance(event_type, str)):
+        raise ServiceError("bad_request", "event object needs a string id and type", {"field": "body"})
+    if not (0 < len(event_id) <= 255 and 0 < len(event_type) <= 255):
+        raise ServiceError("bad_request", "event id and type must be 1 to 255 characters", {"field": "body"})
+    return event_id, event_type
+
+
 @router.post(
     "/payment",
     summary="Payment-provider events (Payment-Signature, or the provider's own header)",
@@ -67,16 +84,15 @@ async def payment(request: Request, clients: ClientsDep) -> dict[str, Any]:
     if not settings.payment_webhook_secret or not header:
         raise ServiceError("invalid_signature", "missing signature or webhook secret not configured")
     try:
-        event = stripe.Webhook.construct_event(
+        stripe.WebhookSignature.verify_header(
             body, header, settings.payment_webhook_secret, tolerance=settings.payment_signature_tolerance_seconds
         )
-    except stripe.SignatureVerificationError:
+    except (stripe.SignatureVerificationError, ValueError):  # ValueError: a body that is not UTF-8
         raise ServiceError("invalid_signature", "signature verification failed") from None
-    except ValueError:
-        raise ServiceError("invalid_signature", "payload is not valid JSON") from None
+    event_id, event_type = payment_event_identity(body)
     response = await call(
         clients.billing.HandlePaymentEvent,
-        billing_pb2.PaymentEventRequest(event_id=event["id"], event_type=event["type"], payload=body),
+        billing_pb2.PaymentEventRequest(event_id=event_id, event_type=event_type, payload=body),
         timeout=20,
     )
     return {"received": True, "duplicate": response.duplicate, "handled": response.handled}

@@ -10,6 +10,7 @@ from __future__ import annotations
 # Input codes (caller's fault, never retried).
 VALIDATION_FAILED = "validation_failed"  # malformed URL, path, ref or sha
 FORBIDDEN_SCHEME = "forbidden_scheme"  # a transport the operator has not allowed
+FORBIDDEN_PORT = "forbidden_port"  # a port other than the scheme's default, not allow-listed
 FORBIDDEN_HOST = "forbidden_host"  # resolves to loopback/private/link-local/... addresses
 UNRESOLVABLE_HOST = "unresolvable_host"
 PATH_NOT_ALLOWED = "path_not_allowed"  # a local repository outside the configured roots

@@ -9,7 +9,6 @@ after symlinks are resolved, so ``../../etc`` or a symlink farm cannot widen the
 from __future__ import annotations
 
 import os
-import posixpath
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -23,32 +22,20 @@ from services.indexer.git.errors import (
     GitInputError,
 )
 from services.indexer.git.runner import run_git
+from services.kit.paths import MAX_PATH_LENGTH, repo_path
 
-MAX_PATH_LENGTH = 4096
 _SHA = re.compile(r"^(?:[0-9a-f]{40}|[0-9a-f]{64})$")
 # Branch/tag names, shas and simple ancestry suffixes; no ranges, no "rev:path", no options.
 _REV = re.compile(r"^[A-Za-z0-9_][A-Za-z0-9._/@{}~^+-]*$")
-_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 def validate_repo_path(path: str) -> str:
-    """Return the normalized POSIX path, or raise ``GitInputError(validation_failed)``."""
-    if not isinstance(path, str) or not path:
-        raise GitInputError(VALIDATION_FAILED, "path is empty")
-    if len(path) > MAX_PATH_LENGTH:
-        raise GitInputError(VALIDATION_FAILED, f"path longer than {MAX_PATH_LENGTH} characters")
-    if "\x00" in path:
-        raise GitInputError(VALIDATION_FAILED, "path contains a NUL byte")
-    if "\\" in path:
-        raise GitInputError(VALIDATION_FAILED, "path contains a backslash")
-    if path.startswith("/") or _DRIVE.match(path):
-        raise GitInputError(VALIDATION_FAILED, "path must be relative to the repository root")
-    normalized = posixpath.normpath(path)
-    if normalized in (".", "..") or normalized.startswith("../"):
-        raise GitInputError(VALIDATION_FAILED, "path escapes the repository root")
-    if ".git" in (part.lower() for part in normalized.split("/")):
-        raise GitInputError(VALIDATION_FAILED, "path must not point into .git")
-    return normalized
+    """Return the normalized POSIX path, or raise ``GitInputError(validation_failed)``
+    (the rule every service applies: ``services.kit.paths.repo_path``)."""
+    try:
+        return repo_path(path)
+    except ValueError as exc:
+        raise GitInputError(VALIDATION_FAILED, str(exc)) from None
 
 
 def validate_rev(rev: str) -> str:

@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 
 from services.indexer.git.errors import (
     FORBIDDEN_HOST,
+    FORBIDDEN_PORT,
     FORBIDDEN_SCHEME,
     UNRESOLVABLE_HOST,
     VALIDATION_FAILED,
@@ -81,17 +82,43 @@ def is_public_address(address: str) -> bool:
     return ip.is_global and not (ip.is_multicast or ip.is_reserved or ip.is_unspecified)
 
 
+def parse_origins(spec: str | Iterable[str]) -> frozenset[tuple[str, int | None]]:
+    """``host[:port]`` entries (comma-separated) as (host, port); no port = the scheme's default."""
+    items = spec.split(",") if isinstance(spec, str) else spec
+    origins: set[tuple[str, int | None]] = set()
+    for item in (i.strip().lower() for i in items):
+        if not item:
+            continue
+        if item.startswith("["):  # [v6]:port
+            host, _, rest = item[1:].partition("]")
+            port = rest.removeprefix(":")
+        elif item.count(":") == 1:
+            host, _, port = item.partition(":")
+        else:  # a name, or a bare IPv6 address
+            host, port = item, ""
+        if port and not port.isdigit():
+            raise ValueError(f"allowed clone origin {item!r}: port must be a number")
+        origins.add((host.rstrip("."), int(port) if port else None))
+    return frozenset(origins)
+
+
 def validate_clone_url(
     url: str,
     *,
     allowed_schemes: Iterable[str] = ("https",),
     allow_private_hosts: bool = False,
+    allowed_origins: Iterable[tuple[str, int | None]] = (),
+    any_port: bool = False,
     resolver: Resolver | None = None,
 ) -> CloneUrl:
     """Return the parsed URL or raise ``GitInputError``.
 
     ``allowed_schemes`` is operator configuration (a subset of https/http/ssh/git; never
-    file). ``allow_private_hosts`` skips the address check for tests and intranet installs.
+    file). A URL must use its scheme's default port (443 for https) so the clone cannot probe
+    other services; ``allowed_origins`` (operator configuration, ``parse_origins``) names the
+    hosts that may use another port, or resolve to private addresses. ``allow_private_hosts``
+    skips the address check for every host (tests and intranet installs); ``any_port`` lifts
+    the port rule for URLs the operator's own configuration produced (a code host's clone URL).
     """
     schemes = {s.lower() for s in allowed_schemes}
     if not schemes <= ALLOWABLE_SCHEMES:
@@ -130,7 +157,15 @@ def validate_clone_url(
     if not path.strip("/") or not _PATH_CHARS.fullmatch(path) or ".." in path.split("/"):
         raise _fail(VALIDATION_FAILED, "clone URL needs a repository path without '..' segments")
 
-    addresses = _check_addresses(host, port, allow_private_hosts, resolver or default_resolver)
+    origins = frozenset(allowed_origins)
+    listed = (host, port) in origins or (port == _DEFAULT_PORTS[scheme] and (host, None) in origins)
+    if not (listed or any_port or port == _DEFAULT_PORTS[scheme]):
+        raise _fail(
+            FORBIDDEN_PORT,
+            f"port {port} is not allowed for {scheme} clone URLs (only {_DEFAULT_PORTS[scheme]}, "
+            "unless the operator allows this host and port)",
+        )
+    addresses = _check_addresses(host, port, allow_private_hosts or listed, resolver or default_resolver)
     return CloneUrl(url=url, scheme=scheme, host=host, port=port, path=path, addresses=addresses)
 
 

@@ -1,0 +1,37 @@
+"""The one rule for a repository-relative path sent by a client (a file under review, a
+``?path=`` filter, a diff header): the gateway checks it at the edge, and the indexer and
+analyzer apply the same function, so no route accepts what another refuses.
+
+Nothing is silently repaired: ``/etc/passwd`` is refused, not read as ``etc/passwd``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+
+MAX_PATH_LENGTH = 4096
+_DRIVE = re.compile(r"^[A-Za-z]:")
+
+
+def repo_path(path: str) -> str:
+    """The normalized POSIX path (``./a//b`` → ``a/b``), or ``ValueError`` saying what is wrong."""
+    if not isinstance(path, str) or not path:
+        raise ValueError("path is empty")
+    if len(path) > MAX_PATH_LENGTH:
+        raise ValueError(f"path longer than {MAX_PATH_LENGTH} characters")
+    if any(ord(c) < 0x20 or ord(c) == 0x7F for c in path):
+        raise ValueError("path contains a control character")
+    if "\\" in path:
+        raise ValueError("path contains a backslash; use '/'")
+    if path.startswith("/") or _DRIVE.match(path):
+        raise ValueError("path must be relative to the repository root")
+    parts = path.split("/")
+    if ".." in parts:
+        raise ValueError("path must not contain '..'")
+    normalized = posixpath.normpath(path)
+    if normalized == ".":
+        raise ValueError("path names the repository root, not a file")
+    if ".git" in (part.lower() for part in normalized.split("/")):
+        raise ValueError("path must not point into .git")
+    return normalized
