@@ -88,6 +88,8 @@ class Ctx:
         annotated: bool = False,
         parent: str = "",
         is_test: bool = False,
+        typing_only: bool = False,
+        bases: tuple[str, ...] = (),
     ) -> None:
         if not name:
             return
@@ -97,7 +99,11 @@ class Ctx:
             if key in self._symbol_names:
                 return
             self._symbol_names.add(key)
-        self.symbols.append(Symbol(kind, name, start_row + 1, end_row + 1, visibility, doc, annotated, parent, is_test))
+        self.symbols.append(
+            Symbol(
+                kind, name, start_row + 1, end_row + 1, visibility, doc, annotated, parent, is_test, typing_only, bases
+            )
+        )
 
     def statement(self, kind: str, row: int, detail: str = "") -> None:
         self.statements.append(Statement(kind, row + 1, detail))

@@ -13,7 +13,9 @@ import msgspec
 # 2: prints of a `__main__` block say "main", console.log is a print_call, typing_off statements,
 #    names on their own line in multi-line unpacking, definitions of a `__main__` block private.
 # 3: captures walked in source order (the first binding of a name is the first in the file).
-FACTS_SCHEMA_VERSION = 3
+# 4: Symbol.typing_only and Symbol.bases; a comment in a parameter list no longer unannotates;
+#    handlers that re-raise are neither bare, broad nor swallowed.
+FACTS_SCHEMA_VERSION = 4
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):
@@ -28,6 +30,10 @@ class Symbol(msgspec.Struct, frozen=True, array_like=True):
     has_annotations: bool  # every parameter and the return annotated (where the language allows)
     parent: str = ""  # enclosing class or module-level symbol, "" at top level
     is_test: bool = False  # a test function or test class by the language's convention
+    # Exists for the type checker only (``@overload`` stubs, ``if TYPE_CHECKING:`` definitions,
+    # classes of bare stubs): nothing runs it, so nobody documents it.
+    typing_only: bool = False
+    bases: tuple[str, ...] = ()  # a class's base classes as written ("unittest.TestCase")
 
 
 class Identifier(msgspec.Struct, frozen=True, array_like=True):

@@ -20,6 +20,8 @@ _CAPTURES = (
     ("abstract_class_declaration", "class"),
     ("class", "class"),
     ("method_definition", "method"),
+    ("function_signature", "signature"),
+    ("method_signature", "signature"),
     ("interface_declaration", "interface"),
     ("enum_declaration", "enum"),
     ("type_alias_declaration", "type"),
@@ -110,6 +112,8 @@ def extract(ctx: Ctx, module: str) -> None:
         ctx.ident(ctx.text(node.child_by_field_name("name")), "class", node.start_point.row)
     for node in caps.get("method", ()):
         _method(file, node)
+    for node in caps.get("signature", ()):
+        _signature(file, node)
     for node in caps.get("field", ()):
         name = node.child_by_field_name("name") or node.child_by_field_name("property")
         if name is not None:
@@ -200,6 +204,31 @@ def _method(file: _File, node: Node) -> None:
         doc=ctx.has_doc(node),
         annotated=_annotated(ctx, node, needs_return=needs_return),
         parent=file.owner_name(file.scopes.around(node)),
+    )
+
+
+def _signature(file: _File, node: Node) -> None:
+    """A TypeScript overload signature (``export function zipAll<T>(): ...;``) or an interface
+    member: typing only, but its JSDoc and types describe the implementation of the same name."""
+    ctx = file.ctx
+    name = ctx.text(node.child_by_field_name("name"))
+    outer = file.export_of.get(node.start_byte, node)
+    top = node.start_byte in file.top
+    method = node.type == "method_signature"
+    if method:
+        visibility = next((ctx.text(c).strip() for c in node.children if c.type == "accessibility_modifier"), "public")
+    else:
+        visibility = "public" if top and file.public(node, name) else "private"
+    ctx.symbol(
+        "method" if method else "function",
+        name,
+        outer.start_point.row,
+        node.end_point.row,
+        visibility,
+        doc=ctx.has_doc(outer),
+        annotated=_annotated(ctx, node),
+        parent="" if top else file.owner_name(file.scopes.around(node)),
+        typing_only=True,
     )
 
 

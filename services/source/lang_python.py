@@ -29,6 +29,11 @@ _ENUM_BASES = frozenset({"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "enum.
 _INTERFACE_BASES = frozenset({"Protocol", "typing.Protocol", "ABC", "abc.ABC"})
 _EMPTY_BODY = frozenset({"pass_statement", "ellipsis", "comment"})
 _STRING_PREFIX = b"rRbBuUfFtT"
+_OVERLOAD = re.compile(rb"@\s*(?:[A-Za-z_][\w.]*\.)?overload\b")
+_TYPE_CHECKING = re.compile(rb"(if)\s+(?:[A-Za-z_]\w*\.)?TYPE_CHECKING\s*:")
+# Statements that leave a handler with the error still on its way: ``raise``, ``raise X from e``.
+_RAISE = frozenset({"raise_statement"})
+_NESTED_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
 
 _PRINT = re.compile(rb"(print)\s*\(")
 _LOG_CALL = re.compile(rb"\.(debug|info|warning|warn|error|exception|critical|fatal|log)\s*\(")
@@ -48,9 +53,34 @@ class _File:
                 self.decorated[definition.start_byte] = node
         self.exported: frozenset[str] | None = None
         self.main_blocks = _main_blocks(ctx)
+        self.typing_blocks = _typing_blocks(ctx)
+        self.stub_file = ctx.path.endswith(".pyi")
+        self._stub_classes: dict[int, bool] = {}
 
     def in_main_block(self, row: int) -> bool:
         return any(start <= row <= end for start, end in self.main_blocks)
+
+    def typing_only(self, node: Node) -> bool:
+        """Whether ``node`` (a definition) exists for the type checker only: a stub file, an
+        ``if TYPE_CHECKING:`` block, an ``@overload``, a member of a class of bare stubs."""
+        if self.stub_file:
+            return True
+        row = node.start_point.row
+        if any(start <= row <= end for start, end in self.typing_blocks):
+            return True
+        decorated = self.decorated.get(node.start_byte)
+        if decorated is not None and _OVERLOAD.search(self.ctx.data, decorated.start_byte, node.start_byte):
+            return True
+        owner = self.scopes.get(self.scopes.around(node))
+        return owner is not None and owner.type == "class_definition" and self.stub_class(owner)
+
+    def stub_class(self, node: Node) -> bool:
+        """A class whose body holds only ``...`` stubs, bare annotations and docstrings, with at
+        least one stub method: a shape for the type checker (a protocol, a typed proxy)."""
+        known = self._stub_classes.get(node.start_byte)
+        if known is None:
+            known = self._stub_classes[node.start_byte] = _stub_body(node.child_by_field_name("body"))
+        return known
 
     def owner_name(self, index: int) -> str:
         node = self.scopes.get(index)
@@ -130,7 +160,9 @@ def _function(file: _File, node: Node) -> None:
     annotated = node.child_by_field_name("return_type") is not None
     params = node.child_by_field_name("parameters")
     scope = node.start_byte
-    for index, param in enumerate(params.named_children if params is not None else ()):
+    # Comments (``def f(  # type: ignore[override]``) are children of the parameter list too.
+    listed = [p for p in params.named_children if p.type != "comment"] if params is not None else []
+    for index, param in enumerate(listed):
         kind = param.type
         typed = kind in ("typed_parameter", "typed_default_parameter")
         if kind in ("default_parameter", "typed_default_parameter"):
@@ -161,6 +193,7 @@ def _function(file: _File, node: Node) -> None:
         annotated=annotated,
         parent=file.owner_name(owner),
         is_test=is_test,
+        typing_only=file.typing_only(node),
     )
 
 
@@ -171,8 +204,10 @@ def _class(file: _File, node: Node) -> None:
     outer = file.decorated.get(node.start_byte) or node
     kind = "class"
     bases = node.child_by_field_name("superclasses")
+    written: tuple[str, ...] = ()
     if bases is not None:
-        names = {ctx.text(base) for base in bases.named_children}
+        written = tuple(ctx.text(base) for base in bases.named_children if base.type != "keyword_argument")
+        names = set(written)
         if names & _ENUM_BASES:
             kind = "enum"
         elif names & _INTERFACE_BASES:
@@ -188,7 +223,43 @@ def _class(file: _File, node: Node) -> None:
         doc=_docstring(node.child_by_field_name("body")),
         parent=file.owner_name(owner),
         is_test=is_test,
+        typing_only=file.typing_only(node) or file.stub_class(node),
+        bases=written,
     )
+
+
+def _stub_body(body: Node | None) -> bool:
+    if body is None:
+        return False
+    stubs = 0
+    for child in body.named_children:
+        if child.type == "decorated_definition":
+            child = child.child_by_field_name("definition") or child
+        elif child.type == "expression_statement":
+            child = first_named(child) or child
+        if child.type == "function_definition":
+            if not _ellipsis_body(child.child_by_field_name("body")):
+                return False
+            stubs += 1
+        elif child.type == "assignment":
+            if child.child_by_field_name("right") is not None:
+                return False
+        elif child.type not in ("ellipsis", "string", "pass_statement", "comment"):
+            return False
+    return stubs > 0
+
+
+def _ellipsis_body(body: Node | None) -> bool:
+    """A body of ``...`` (after an optional docstring): the stub idiom of protocols and overloads."""
+    if body is None:
+        return False
+    kinds = []
+    for child in body.named_children:
+        if child.type == "expression_statement":
+            child = first_named(child) or child
+        if child.type not in ("comment", "string"):
+            kinds.append(child.type)
+    return bool(kinds) and all(kind == "ellipsis" for kind in kinds)
 
 
 def _targets(left: Node) -> list[Node]:
@@ -281,8 +352,24 @@ def _import_from(ctx: Ctx, node: Node) -> None:
     ctx.add_import(module, tuple(names), node.start_point.row, relative=relative, group=_group(ctx, module))
 
 
+def _reraises(block: Node) -> bool:
+    """Whether a handler's body raises (``raise``, ``raise Other(...) from exc``): recording
+    or translating an error and letting it go on is neither catching too much nor swallowing."""
+    stack = list(block.named_children)
+    while stack:
+        node = stack.pop()
+        if node.type in _RAISE:
+            return True
+        if node.type not in _NESTED_SCOPES:
+            stack.extend(node.named_children)
+    return False
+
+
 def _except(ctx: Ctx, node: Node) -> None:
     row = node.start_point.row
+    body = next((child for child in reversed(node.named_children) if child.type == "block"), None)
+    if body is not None and _reraises(body):
+        return
     value = node.child_by_field_name("value")
     caught = ""
     if value is None:
@@ -295,7 +382,6 @@ def _except(ctx: Ctx, node: Node) -> None:
         broad = next((t for t in types if t in _BROAD), "")
         if broad:
             ctx.statement("broad_except", row, broad)
-    body = next((child for child in reversed(node.named_children) if child.type == "block"), None)
     if body is not None:
         kinds = [child.type for child in body.named_children]
         if kinds and all(kind in _EMPTY_BODY for kind in kinds) and any(k != "comment" for k in kinds):
@@ -328,6 +414,19 @@ def _typing_directives(ctx: Ctx) -> None:
         end = ctx.data.find(b"\n", match.end())
         line = ctx.data[start : end if end != -1 else len(ctx.data)]
         ctx.statement("typing_off", ctx.data.count(b"\n", 0, start), line.decode("utf-8", "replace").strip()[:80])
+
+
+def _typing_blocks(ctx: Ctx) -> list[tuple[int, int]]:
+    """Row ranges of ``if TYPE_CHECKING:`` bodies (not their ``else``), at any depth."""
+    if b"TYPE_CHECKING" not in ctx.data:
+        return []
+    out = []
+    for _, keyword in ctx.sites(_TYPE_CHECKING, 1):
+        statement = keyword.parent
+        body = statement.child_by_field_name("consequence") if statement is not None else None
+        if statement is not None and statement.type == "if_statement" and body is not None:
+            out.append((body.start_point.row, body.end_point.row))
+    return out
 
 
 def _main_blocks(ctx: Ctx) -> list[tuple[int, int]]:

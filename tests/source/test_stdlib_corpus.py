@@ -42,7 +42,7 @@ def test_stdlib_top_level_modules() -> None:
     assert groups["stdlib"] > 1000
     statements = collections.Counter(s.kind for f in parsed for s in f.statements)
     assert statements["bare_except"] > 10
-    assert statements["broad_except"] > 50
+    assert statements["broad_except"] > 30  # handlers that re-raise are not counted
     # Seen as one repository, its modules import each other: os.py shadows the stdlib's os.
     resolved = {f.path: f for f in resolve_imports(facts)}
     assert any(imp.resolved_path == "os.py" for imp in resolved["shutil.py"].imports)

@@ -25,7 +25,7 @@ from services.analyzer.engine.conventions import (
 from services.analyzer.engine.findings import Evidence, Finding, finding_id, fingerprint
 from services.analyzer.engine.suppressions import Suppressions
 from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, scan
-from services.analyzer.engine.thresholds import STRICT, level_at_least
+from services.analyzer.engine.thresholds import STRICT, level_at_least, level_rank
 from services.source.facts import FileFacts, Symbol
 
 ScopeKey = tuple[str, str]
@@ -192,10 +192,7 @@ class FileCheck:
         end = end_line if end_line is not None else line
         if not self.wants(conv) or not self.touches(line, end) or self.suppressed(conv.rule, line):
             return False
-        seen = self._per_rule.get(conv.rule, 0)
-        self._per_rule[conv.rule] = seen + 1
-        if seen >= self.prefs.max_per_rule:
-            return False
+        self._per_rule[conv.rule] = self._per_rule.get(conv.rule, 0) + 1
         evidence = Evidence(
             convention=conv.id,
             scope=conv.scope,
@@ -226,13 +223,28 @@ class FileCheck:
         )
         return True
 
+    def _capped(self) -> list[Finding]:
+        """At most ``max_per_rule`` findings per rule, strict ones first: a loose finding earlier
+        in the file must not push a strict one out (loose reports all that strict does, and more)."""
+        cap = self.prefs.max_per_rule
+        if all(n <= cap for n in self._per_rule.values()):
+            return self.findings
+        by_rule: dict[str, list[Finding]] = {}
+        for f in self.findings:
+            by_rule.setdefault(f.rule, []).append(f)
+        kept: list[Finding] = []
+        for found in by_rule.values():
+            found.sort(key=lambda f: (-level_rank(f.level), f.start_line))
+            kept.extend(found[:cap])
+        return kept
+
     def finish(self) -> list[Finding]:
         """Attach fingerprints and the overflow notes, in line order."""
         out: list[Finding] = []
         seen: dict[tuple[str, str, str, str], int] = {}
         symbols = sorted(self.facts.symbols, key=lambda s: (s.start_line, -s.end_line))
         lines = self.lines
-        for f in sorted(self.findings, key=lambda f: (f.start_line, f.rule)):
+        for f in sorted(self._capped(), key=lambda f: (f.start_line, f.rule, f.end_line, f.message)):
             symbol = enclosing(symbols, f.start_line)
             text = lines[f.start_line - 1] if 0 < f.start_line <= len(lines) else ""
             key = (f.rule, text.strip(), symbol, f.fingerprint)

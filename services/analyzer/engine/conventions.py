@@ -23,7 +23,10 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #    console.log as the JS/TS print idiom, annotations skip modules that turn type checking off.
 # 3: conventions declared in the tools' configuration files (source "declared"), no line length
 #    for Markdown/YAML/JSON from a repository-wide setting.
-MODEL_SCHEMA_VERSION = 3
+# 4: facts in source order, overrides of foreign base classes not counted as names, a same-choice
+#    directory with a habit of its own no longer demotes the repository, own package and
+#    standard-library modules not competing libraries, re-raising handlers not counted.
+MODEL_SCHEMA_VERSION = 4
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -11,9 +11,11 @@ from collections import Counter
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, make
 from services.analyzer.engine.findings import WARNING
+from services.analyzer.engine.layering import module_map
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
-from services.analyzer.engine.libraries import classify
+from services.analyzer.engine.libraries import classify, jobs_for
 from services.source.facts import FileFacts, Import
+from services.source.stdlib import group_of
 
 FAMILY = "dependencies"
 PREFIX = "dependencies.library."
@@ -35,23 +37,52 @@ def rule_for(job: str) -> str:
     return PREFIX + job
 
 
-def _external(imp: Import) -> bool:
-    return not imp.resolved_path and not imp.is_relative and imp.group != "local"
+def local_tops(modules: dict[str, str]) -> frozenset[str]:
+    """Names an import can start with and still mean the repository's own code: its top-level
+    Python packages, and every directory holding JavaScript/TypeScript modules (``baseUrl`` and
+    path-alias imports such as ``components/Button`` look like package names)."""
+    out: set[str] = set()
+    for name, path in modules.items():
+        if path.endswith(".py"):
+            out.add(name.split(".", 1)[0])
+        else:
+            out.update(path.split("/")[:-1])
+    out.discard("")
+    return frozenset(out)
+
+
+def tops_of(fc: FileCheck) -> frozenset[str]:
+    """``local_tops`` of the model under check, computed once per loaded model."""
+    tops: frozenset[str] | None = fc.index.extra.get("local_tops")
+    if tops is None:
+        tops = fc.index.extra["local_tops"] = local_tops(fc.index.model.modules)
+    return tops
+
+
+def _external(language: str, imp: Import, tops: frozenset[str]) -> bool:
+    if imp.resolved_path or imp.is_relative or imp.group == "local":
+        return False
+    # A file sent for review is not resolved against the repository: its tests' ``import
+    # requests`` in the requests repository is the repository's own package, not a library.
+    sep = "." if language == "python" else "/"
+    return imp.module.split(sep, 1)[0] not in tops
 
 
 def _modules(language: str, imp: Import) -> list[str]:
     module = imp.module
     if language != "python":
         return [module[5:] if module.startswith("node:") and module != "node:test" else module]
-    # "from urllib import request" uses urllib.request.
-    return [module, *(f"{module}.{n}" for n in imp.names if n and n != "*")]
+    # "from urllib import request" uses urllib.request; "from unittest import mock" uses
+    # unittest.mock (a mocking library), not unittest (a test runner).
+    names = [f"{module}.{n}" for n in imp.names if n and n != "*"]
+    return names or [module]
 
 
-def file_choices(f: FileFacts) -> dict[str, dict[str, int]]:
+def file_choices(f: FileFacts, tops: frozenset[str] = frozenset()) -> dict[str, dict[str, int]]:
     """job -> label -> first line importing it, for one file."""
     out: dict[str, dict[str, int]] = {}
     for imp in f.imports:
-        if not _external(imp):
+        if not _external(f.language, imp, tops):
             continue
         for module in _modules(f.language, imp):
             for job, label in classify(f.language, module):
@@ -90,8 +121,9 @@ def _build(job: str, inp: LearnInput, examples: dict[tuple[str, str, str], list[
 def learn(inp: LearnInput) -> list[Convention]:
     tallies: dict[str, Tally] = {}
     examples: dict[tuple[str, str, str], list[str]] = {}
+    tops = local_tops(module_map(inp.files))
     for f in inp.files:
-        for job, labels in file_choices(f).items():
+        for job, labels in file_choices(f, tops).items():
             tally = tallies.setdefault(job, Tally())
             dom = inp.domains.get(f.path, "")
             for label in labels:
@@ -106,14 +138,28 @@ def learn(inp: LearnInput) -> list[Convention]:
     return out
 
 
+def _in_stdlib(language: str, job: str, label: str) -> bool:
+    prefixes = jobs_for(language).get(job, {}).get(label, ())
+    return bool(prefixes) and group_of(language, prefixes[0], relative=False) == "stdlib"
+
+
 def settled_otherwise(fc: FileCheck, job: str, label: str) -> Convention | None:
-    """The reportable convention of ``job`` in this file's scope, when it chose another library."""
+    """The reportable convention of ``job`` in this file's scope, when it chose another library.
+
+    A standard-library module does not compete with a third-party choice: it adds no dependency,
+    and ``urllib.request``, ``logging`` or ``json`` serve more than the job (``pathname2url``,
+    configuring a library's logger) where the repository settled on ``requests`` or ``loguru``.
+    """
     conv = fc.find(rule_for(job))
-    return conv if conv is not None and conv.choice != label and fc.wants(conv) else None
+    if conv is None or conv.choice == label or not fc.wants(conv):
+        return None
+    if _in_stdlib(fc.language, job, label) and not _in_stdlib(fc.language, job, conv.choice):
+        return None
+    return conv
 
 
 def check(fc: FileCheck) -> None:
-    for job, labels in file_choices(fc.facts).items():
+    for job, labels in file_choices(fc.facts, tops_of(fc)).items():
         for label, line in labels.items():
             conv = settled_otherwise(fc, job, label)
             if conv is None:

@@ -32,11 +32,21 @@ def type_rule(kind: str) -> str:
 
 
 def public_symbols(f: FileFacts) -> list[Symbol]:
+    """The public API of a file, one symbol per (kind, parent, name).
+
+    Definitions for the type checker only (``@overload`` stubs, ``if TYPE_CHECKING:`` branches,
+    protocol-like classes of ``...`` stubs) are not asked for docstrings: nothing runs them. They
+    still describe the runtime definition of the same name (an overloaded implementation is typed,
+    and in TypeScript documented, by its signatures), and a name defined only for the type checker
+    is left out altogether.
+    """
     if f.is_test:
         return []
     functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
     private_classes = {s.name for s in f.symbols if s.kind == "class" and s.visibility != "public"}
-    out: dict[tuple[str, str, str], Symbol] = {}
+    runtime: dict[tuple[str, str, str], Symbol] = {}
+    typed: set[tuple[str, str, str]] = set()
+    documented: set[tuple[str, str, str]] = set()
     for s in f.symbols:
         if s.kind not in KINDS or s.visibility != "public" or s.is_test:
             continue
@@ -45,18 +55,31 @@ def public_symbols(f: FileFacts) -> list[Symbol]:
         if s.parent and (s.parent in functions or s.parent in private_classes or s.parent.startswith("_")):
             continue
         key = (s.kind, s.parent, s.name)
-        first = out.get(key)
+        if s.typing_only:
+            if s.has_annotations:
+                typed.add(key)
+            if s.has_docstring:
+                documented.add(key)  # TypeScript documents an overloaded function above its first signature
+            continue
+        first = runtime.get(key)
         if first is None:
-            out[key] = s
+            runtime[key] = s
         else:
-            # Overloads (TypeScript signatures, @overload, property setters) are one symbol:
-            # documented or annotated once is enough.
-            out[key] = msgspec.structs.replace(
+            # Overloads (TypeScript signatures, property setters) are one symbol: documented or
+            # annotated once is enough.
+            runtime[key] = msgspec.structs.replace(
                 first,
                 has_docstring=first.has_docstring or s.has_docstring,
                 has_annotations=first.has_annotations or s.has_annotations,
             )
-    return list(out.values())
+    return [
+        msgspec.structs.replace(
+            s,
+            has_annotations=s.has_annotations or key in typed,
+            has_docstring=s.has_docstring or key in documented,
+        )
+        for key, s in runtime.items()
+    ]
 
 
 def _build(rule: str, kind: str, good: str, inp: LearnInput) -> Build:

@@ -39,6 +39,7 @@ ROLES: tuple[str, ...] = (
     "test_function",
 )
 FILE_ROLE = "file"
+_CLASS_KINDS = frozenset({"class", "interface", "enum"})
 _PLURAL = {"class": "classes", "test_function": "test functions", "file": "file names"}
 
 # Names dictated by a framework or dispatched by name ("visit_FunctionDef", "do_GET", "setUp"):
@@ -70,6 +71,36 @@ _HOOKS = frozenset(
 
 def rule_for(role: str) -> str:
     return f"naming.case.{role}"
+
+
+def imposed_methods(f: FileFacts) -> frozenset[str]:
+    """Methods of classes that derive from a class the repository does not define (imported from
+    the standard library or a third-party package, directly or through a class of this file):
+    an override of ``TestCase.setUp``, ``NodeVisitor.visit_FunctionDef``, ``QWidget.paintEvent``
+    or ``ContentHandler.startElement`` is named by that interface, not by the author, so its case
+    neither teaches nor breaks the repository's convention."""
+    classes = {s.name: s.bases for s in f.symbols if s.bases and s.kind in _CLASS_KINDS}
+    if not classes:
+        return frozenset()
+    foreign: set[str] = set()
+    for imp in f.imports:
+        if imp.group == "local" or imp.is_relative or imp.resolved_path:
+            continue
+        if imp.names == ("",):
+            foreign.add(imp.module.split(".", 1)[0])
+        else:
+            foreign.update(n for n in imp.names if n and n != "*")
+    external: dict[str, bool] = {}
+
+    def derives(name: str, depth: int = 0) -> bool:
+        if name not in external:
+            external[name] = False  # cycles and deep chains stop here
+            if depth < 8:
+                roots = (base.split("[", 1)[0].split("(", 1)[0].split(".", 1)[0].strip() for base in classes[name])
+                external[name] = any(r in foreign or (r in classes and derives(r, depth + 1)) for r in roots)
+        return external[name]
+
+    return frozenset(s.name for s in f.symbols if s.kind == "method" and s.parent in classes and derives(s.parent))
 
 
 # In a value position a PascalCase name denotes a class or type (a type alias, a constructor
@@ -172,7 +203,7 @@ def learn(inp: LearnInput) -> list[Convention]:
     for f in inp.files:
         if not f.language:
             continue
-        seen: set[tuple[str, str]] = set()
+        seen: set[tuple[str, str]] = {("method", name) for name in imposed_methods(f)}
         for ident in f.identifiers:
             key = (ident.role, ident.name)
             if ident.role in ROLES and key not in seen:
@@ -224,9 +255,10 @@ def check(fc: FileCheck) -> None:
     acronyms = acronyms_of(fc)
     convs: dict[str, Convention | None] = {}
     first_line: dict[tuple[str, str], int] = {}
+    imposed = {("method", name) for name in imposed_methods(fc.facts)}
     for ident in fc.facts.identifiers:
         key = (ident.role, ident.name)
-        if key in first_line or not fc.touches(ident.line, ident.line):
+        if key in first_line or key in imposed or not fc.touches(ident.line, ident.line):
             continue
         first_line[key] = ident.line
     found: dict[str, list[tuple[int, str, str]]] = {}  # role -> (line, name, style) breaking it

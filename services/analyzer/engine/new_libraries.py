@@ -15,7 +15,7 @@ from collections import Counter
 
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
-from services.analyzer.engine.dependencies import settled_otherwise
+from services.analyzer.engine.dependencies import local_tops, settled_otherwise, tops_of
 from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learning import LearnInput
 from services.analyzer.engine.libraries import JS_LANGUAGES, classify
@@ -41,20 +41,6 @@ def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
     parts = module.split("/")
     top = "/".join(parts[:2]) if module.startswith("@") and len(parts) > 1 else parts[0]
     return "" if top in local_tops else top
-
-
-def local_tops(modules: dict[str, str]) -> frozenset[str]:
-    """Names an import can start with and still mean the repository's own code: its top-level
-    Python packages, and every directory holding JavaScript/TypeScript modules (``baseUrl`` and
-    path-alias imports such as ``components/Button`` look like package names)."""
-    out: set[str] = set()
-    for name, path in modules.items():
-        if path.endswith(".py"):
-            out.add(name.split(".", 1)[0])
-        else:
-            out.update(path.split("/")[:-1])
-    out.discard("")
-    return frozenset(out)
 
 
 def file_libraries(f: FileFacts, tops: frozenset[str]) -> dict[str, int]:
@@ -122,9 +108,7 @@ def check(fc: FileCheck) -> None:
     conv = fc.find(RULE)
     if conv is None or not fc.wants(conv):
         return
-    tops: frozenset[str] | None = fc.index.extra.get("local_tops")
-    if tops is None:
-        tops = fc.index.extra["local_tops"] = local_tops(fc.index.model.modules)
+    tops = tops_of(fc)
     known = _known(conv, fc)
     for library, line in file_libraries(fc.facts, tops).items():
         if library in known or _job_rule_covers(fc, library):

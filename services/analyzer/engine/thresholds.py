@@ -31,6 +31,11 @@ def level_at_least(level: str, wanted: str) -> bool:
     return _RANK.get(level, 0) >= _RANK.get(wanted, 2)
 
 
+def level_rank(level: str) -> int:
+    """0 for off, 1 loose, 2 strict: compare levels by strength."""
+    return _RANK.get(level, 0)
+
+
 class Threshold(msgspec.Struct, frozen=True):
     min_share: float
     min_count: int
