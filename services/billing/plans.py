@@ -31,6 +31,12 @@ class PlanConfig(BaseModel):
 
     @property
     def paid(self) -> bool:
+        """Every plan but free costs money, whether or not this deployment has a price for it."""
+        return self.id != FREE_PLAN
+
+    @property
+    def priced(self) -> bool:
+        """The deployment tied it to a provider price: it can be bought here."""
         return bool(self.price_id)
 
     def cap(self, metric: str) -> int:
@@ -125,6 +131,6 @@ class Catalogue:
             raise ServiceError(
                 "validation_failed", "the free plan needs no subscription; cancel instead", {"field": "plan"}
             )
-        if not plan.paid:
+        if not plan.priced:
             raise ServiceError("not_configured", f"plan {plan_id!r} has no provider price in this deployment")
         return plan

@@ -22,7 +22,7 @@ from services.billing.access import account_owner
 from services.billing.deps import BillingDeps
 from services.billing.models import Organization, Subscription, outbox
 from services.billing.payments import ProviderSubscription, idempotency_key
-from services.billing.plans import LIVE_STATUSES, METRICS, UNLIMITED, Catalogue
+from services.billing.plans import LIVE_STATUSES, METRICS, UNLIMITED, Catalogue, PlanConfig
 from services.billing.usage import plan_of, usage_against_caps, usage_document
 from services.contracts.v1 import billing_pb2, common_pb2, events_pb2
 from services.kit.bus import SUBJECT_SUBSCRIPTION_CHANGED
@@ -145,7 +145,7 @@ async def plan_catalogue(deps: BillingDeps) -> dict[str, Any]:
     plans = []
     for plan in deps.catalogue.plans:
         price: dict[str, Any] | None = None
-        if plan.paid and deps.payments.configured:
+        if plan.priced and deps.payments.configured:
             detail = await deps.payments.get_price(plan.price_id)
             if detail is not None:
                 recurring = detail.get("recurring") or {}
@@ -159,8 +159,10 @@ async def plan_catalogue(deps: BillingDeps) -> dict[str, Any]:
                 "name": plan.name,
                 "paid": plan.paid,
                 "price_id": plan.price_id or None,
-                "price": price,  # None: free, or the provider did not answer (see price_available)
+                "price": price,  # None: free, or no price to show (see price_unavailable)
                 "price_available": price is not None or not plan.paid,
+                # Why a paid plan shows no price: checkout works only when this is null.
+                "price_unavailable": _price_unavailable(plan, price, deps.payments.configured),
                 "trial_days": plan.trial_days,
                 "caps": {metric: plan.cap(metric) for metric in METRICS},
                 "max_seats": plan.max_seats,
@@ -169,6 +171,16 @@ async def plan_catalogue(deps: BillingDeps) -> dict[str, Any]:
             }
         )
     return {"plans": plans, "currency_note": "amounts are in the currency's smallest unit"}
+
+
+def _price_unavailable(plan: PlanConfig, price: dict[str, Any] | None, payments_configured: bool) -> str | None:
+    if not plan.paid or price is not None:
+        return None
+    if not plan.priced:
+        return "no_price_configured"  # the operator has not tied the plan to a provider price
+    if not payments_configured:
+        return "payments_not_configured"  # no provider API key
+    return "provider_unreachable"  # retried after a tenth of the price cache's TTL
 
 
 def _url(value: str, default: str, field: str) -> str:

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from services.billing.deps import BillingDeps
-from services.billing.plans import PlanConfig
+from services.billing.plans import DEFAULT_PLANS, PlanConfig
 from services.billing.servicer import BillingServicer
 from services.billing.settings import BillingSettings
 from services.contracts.v1 import billing_pb2, billing_pb2_grpc, common_pb2
@@ -97,6 +97,17 @@ async def start_billing(database_url: str, settings: BillingSettings) -> tuple[B
 async def billing(databases: DatabaseFactory, standins: StandIns) -> AsyncIterator[Billing]:
     url = databases.create("billing")
     running, server = await start_billing(url, settings_for(url, standins))
+    yield running
+    await running._channel.close()  # type: ignore[attr-defined]
+    await server.server.stop(0)
+    await running.db.dispose()
+
+
+@pytest.fixture(scope="module")
+async def default_billing(databases: DatabaseFactory, standins: StandIns) -> AsyncIterator[Billing]:
+    """Billing with the built-in catalogue, as a fresh deployment has it (no provider prices)."""
+    url = databases.create("billing", "defaults")
+    running, server = await start_billing(url, settings_for(url, standins, plans=DEFAULT_PLANS))
     yield running
     await running._channel.close()  # type: ignore[attr-defined]
     await server.server.stop(0)

@@ -3,30 +3,16 @@ the real billing service (the default catalogue: three repositories on the free 
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from services.billing.plans import DEFAULT_PLANS
 from services.contracts.v1 import indexer_pb2
 from services.indexer.servicer import IndexerServicer
 from services.indexer.sources import HostApp
 from services.kit.errors import ServiceError
-from tests.billing.conftest import Billing, settings_for, start_billing
-from tests.conftest import DatabaseFactory
+from tests.billing.conftest import Billing
 from tests.indexer.support import acting_as, init_repo, make_settings
-from tests.standins.accounts import StandIns
-
-
-@pytest.fixture(scope="module")
-async def default_billing(databases: DatabaseFactory, standins: StandIns) -> AsyncIterator[Billing]:
-    url = databases.create("billing", "caps")
-    running, server = await start_billing(url, settings_for(url, standins, plans=DEFAULT_PLANS))
-    yield running
-    await running._channel.close()  # type: ignore[attr-defined]
-    await server.server.stop(0)
-    await running.db.dispose()
 
 
 async def test_a_fourth_repository_on_the_free_plan_is_plan_required_with_the_cap(

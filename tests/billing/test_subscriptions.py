@@ -28,6 +28,8 @@ async def test_plans_carry_live_price_detail_and_are_cached(billing: Billing, st
     assert [p["id"] for p in plans] == ["free", "tiny", "pro", "team"]
     assert by_id["free"]["price"] is None
     assert by_id["free"]["paid"] is False
+    assert by_id["pro"]["paid"] is True
+    assert by_id["pro"]["price_unavailable"] is None
     assert by_id["pro"]["price"]["unit_amount"] == 2000
     assert by_id["pro"]["price"]["currency"] == "usd"
     assert by_id["pro"]["price"]["interval"] == "month"
@@ -39,6 +41,24 @@ async def test_plans_carry_live_price_detail_and_are_cached(billing: Billing, st
         assert next(p for p in again if p["id"] == "pro")["price"]["unit_amount"] == 2000  # from the cache
     finally:
         standins.stripe.prices["price_standin_pro"]["unit_amount"] = 2000
+
+
+async def test_paid_plans_without_a_configured_price_say_so(default_billing: Billing) -> None:
+    _, me = await default_billing.user()
+    reply = await default_billing.call("ListPlans", billing_pb2.ListPlansRequest(), me)
+    by_id = {p["id"]: p for p in json.loads(reply.json)["plans"]}
+    assert (by_id["free"]["paid"], by_id["free"]["price_available"], by_id["free"]["price_unavailable"]) == (
+        False,
+        True,
+        None,
+    )
+    for plan in ("pro", "team"):
+        shown = by_id[plan]
+        assert shown["paid"] is True
+        assert shown["price"] is None
+        assert shown["price_available"] is False
+        assert shown["price_unavailable"] == "no_price_configured"
+    await expect("not_configured", checkout(default_billing, me, "pro"))
 
 
 async def test_checkout_completed_sets_plan_period_and_trial(billing: Billing, standins: StandIns) -> None:
