@@ -9,8 +9,11 @@ event applied and an older one is dropped. Subscription state is re-read from th
 
 from __future__ import annotations
 
+import calendar
 import json
 import logging
+import time
+from datetime import UTC, datetime
 from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -120,13 +123,22 @@ async def _checkout_completed(
             return False
         row.customer_id = customer
     row.checkout_session_id = None
+    embedded = obj.get("subscription")
+    if fetched is None and isinstance(embedded, dict):  # an expanded subscription carries its period
+        fetched = ProviderSubscription.from_object(embedded)
     if fetched is not None:
         await apply_state(session, row, fetched, deps.catalogue)
     else:
+        # No provider API key to read the subscription with (a payment link, say): the spec still
+        # wants a period end. A month from the checkout, until the subscription's own update event
+        # (which carries the provider's period) replaces it.
         plan = deps.catalogue.known(str(metadata.get("plan") or ""))
         row.plan = plan.id if plan else row.plan
-        row.subscription_id = _id(obj.get("subscription")) or row.subscription_id
+        row.subscription_id = _id(embedded) or row.subscription_id
         row.status = "active"
+        start = created or int(time.time())
+        row.current_period_start, row.current_period_end = start, one_month_after(start)
+        log.info("checkout %s: period end provisional (no provider API key to read it)", _id(obj.get("id")))
         row.version += 1
         await publish_change(session, row)
     row.provider_state_at = max(row.provider_state_at, created)
@@ -135,6 +147,14 @@ async def _checkout_completed(
     if user is not None:
         user.trial_used = True  # spec: every completed checkout marks the user's trial used
     return True
+
+
+def one_month_after(ts: int) -> int:
+    """The same day and time next month (the last day when next month is shorter)."""
+    day = datetime.fromtimestamp(ts, UTC)
+    year, month = (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
+    last = calendar.monthrange(year, month)[1]
+    return int(day.replace(year=year, month=month, day=min(day.day, last)).timestamp())
 
 
 async def _linked_row(session: AsyncSession, obj: dict[str, Any], subscription_id: str) -> Subscription | None:

@@ -157,3 +157,39 @@ async def test_changes_are_announced_through_the_outbox(billing: Billing, standi
         after = (await s.execute(select(func.count()).select_from(outbox))).scalar()
     assert after == before + 1
     assert rows[0].type == "subscription.changed"
+
+
+@pytest.fixture(scope="module")
+async def keyless_billing(databases, standins: StandIns):  # type: ignore[no-untyped-def]
+    """A deployment with the webhook secret but no provider API key (payment links, say)."""
+    from tests.billing.conftest import settings_for, start_billing
+
+    url = databases.create("billing", "keyless")
+    running, server = await start_billing(url, settings_for(url, standins, stripe_api_key=""))
+    assert not running.deps.payments.configured
+    yield running
+    await running._channel.close()
+    await server.server.stop(0)
+    await running.db.dispose()
+
+
+async def test_a_checkout_without_a_provider_key_still_sets_the_period_end(keyless_billing: Billing) -> None:
+    from datetime import UTC, datetime
+
+    _, me = await keyless_billing.user()
+    owner = f"user:{me.user_id}"
+    created = int(datetime(2027, 1, 31, 12, tzinfo=UTC).timestamp())
+    session = {"metadata": {"owner": owner, "plan": "pro"}, "customer": "cus_keyless1", "subscription": "sub_k1"}
+    assert (
+        await deliver(keyless_billing, stripe_event("checkout.session.completed", session, created=created))
+    ).handled
+    shown = await status(keyless_billing, me)
+    assert shown["plan"] == "pro"
+    assert shown["current_period_end"] == int(datetime(2027, 2, 28, 12, tzinfo=UTC).timestamp())
+    # An expanded subscription in the event carries the provider's own period: that one is used.
+    _, you = await keyless_billing.user()
+    provider = fixture("stripe/customer.subscription.updated.json")["data"]["object"]
+    provider.update(id="sub_k2", customer="cus_keyless2", current_period_end=1_900_000_000)
+    session = {"metadata": {"owner": f"user:{you.user_id}"}, "customer": "cus_keyless2", "subscription": provider}
+    assert (await deliver(keyless_billing, stripe_event("checkout.session.completed", session))).handled
+    assert (await status(keyless_billing, you))["current_period_end"] == 1_900_000_000
