@@ -7,8 +7,12 @@ itself: extracts every file of those repositories at the pinned commit (``servic
 learns as the analyzer does (``bench.quality.engines.learn_as_analyzer``: imports resolved, the
 indexer's domains, tool configuration files) and reviews each picked file whole, as ``analyze``
 does (``services.analyzer.review.review`` with default preferences), and writes every finding
-(id, fingerprint, lines, message, evidence, suggestion, in answer order) as JSON. The measure is
-the share of files whose findings are byte-identical between the two processes.
+(id, fingerprint, lines, message, evidence, suggestion, in answer order) as JSON, twice per file;
+then every finding at the loose level without the per-file cap (more findings, so a more sensitive
+probe). The measure is the share of files whose findings are byte-identical between the two
+processes, for both; and whether the same request twice in one process answered the same. As
+probes of where a difference would come from, the facts of each file (msgpack) and each learned
+model (``encode_model``) are compared too.
 """
 
 from __future__ import annotations
@@ -45,13 +49,16 @@ def child(spec: Path, dest: Path) -> None:
     import msgspec
 
     from bench.quality.engines import learn_as_analyzer
+    from services.analyzer.engine import CheckPrefs, check, encode_model
     from services.analyzer.preferences import effective
-    from services.analyzer.review import Target, review
+    from services.analyzer.review import Target, review, text_of
     from services.analyzer.state import LoadedRepo
     from services.source.extract import extract
 
+    every = CheckPrefs(level="loose", max_per_rule=100_000)
     wanted: dict[str, list[str]] = json.loads(spec.read_text())
-    results: dict[str, str] = {}
+    results: dict[str, dict[str, str]] = {}
+    models: dict[str, str] = {}
     for corpus in repos.corpora(list(wanted)):
         if corpus.name not in wanted:
             continue
@@ -59,17 +66,32 @@ def child(spec: Path, dest: Path) -> None:
         facts = {p: extract(p, d) for p, d in files.items() if not repos.is_config(p)}
         configs = {p: d for p, d in files.items() if repos.is_config(p)}
         model = learn_as_analyzer(facts, configs=configs, repository=corpus.name, commit=corpus.commit)
+        models[corpus.name] = hashlib.sha256(encode_model(model)).hexdigest()
         entry = LoadedRepo(corpus.name, corpus.name, "", "", 0)
         for path in wanted[corpus.name]:
             data = files.get(path)
             if data is None:
-                results[f"{corpus.name}:{path}"] = "missing"
                 continue
-            out = review(
-                entry, model, [Target(path, "modified", data)], effective({}), max_bytes=1_000_000, change_level=False
-            )
-            results[f"{corpus.name}:{path}"] = msgspec.json.encode(out.findings).decode()
-    dest.write_text(json.dumps(results, sort_keys=True))
+            answers = []
+            for _ in range(2):  # the same request twice in one process: extraction and check again
+                out = review(
+                    entry,
+                    model,
+                    [Target(path, "modified", data)],
+                    effective({}),
+                    max_bytes=1_000_000,
+                    change_level=False,
+                )
+                answers.append(msgspec.json.encode(out.findings).decode())
+            again = extract(path, data)
+            loose = check(again, text_of(data), model, prefs=every)
+            results[f"{corpus.name}:{path}"] = {
+                "served": answers[0],
+                "again": answers[1],
+                "every": msgspec.json.encode(loose).decode(),
+                "facts": hashlib.sha256(msgspec.msgpack.encode(again)).hexdigest(),
+            }
+    dest.write_text(json.dumps({"files": results, "models": models}, sort_keys=True))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -87,7 +109,7 @@ def main(argv: list[str] | None = None) -> int:
     if not wanted:
         print("no repository available: see bench/README.md (CR_BENCH_REPOS)", file=sys.stderr)
         return 0
-    runs: list[dict[str, str]] = []
+    runs: list[dict[str, dict[str, str]]] = []
     with tempfile.TemporaryDirectory(prefix="cr-bench-det-") as tmp:
         spec = Path(tmp) / "spec.json"
         spec.write_text(json.dumps(wanted))
@@ -97,27 +119,45 @@ def main(argv: list[str] | None = None) -> int:
             cmd = [sys.executable, "-m", "bench.determinism", "--child", str(spec), str(dest)]
             subprocess.run(cmd, env=env, check=True)
             runs.append(json.loads(dest.read_text()))
+    models = [r["models"] for r in runs]
+    runs = [r["files"] for r in runs]
     a, b = runs
     keys = sorted(set(a) | set(b))
-    same = [k for k in keys if a.get(k) == b.get(k)]
-    differ = [k for k in keys if a.get(k) != b.get(k)]
-    findings = sum(len(json.loads(v)) for v in a.values() if v != "missing")
-    share = len(same) / len(keys) if keys else 0.0
-    verdict = "ok" if share >= TARGET else "MISSED"
+    result: dict[str, Any] = {"files": len(keys), "seconds": 0}
+    print(f"determinism over {len(keys)} files of {len(wanted)} repositories, PYTHONHASHSEED=1 vs =2:")
+    for what, label in (
+        ("served", "answers as served (strict, review defaults)"),
+        ("every", "every finding (loose, uncapped)"),
+    ):
+        same = [k for k in keys if k in a and k in b and a[k][what] == b[k][what]]
+        findings = sum(len(json.loads(a[k][what])) for k in keys if k in a)
+        share = len(same) / len(keys) if keys else 0.0
+        verdict = "ok" if share >= TARGET else "MISSED"
+        print(
+            f"  {label:<45} {len(same):>4} of {len(keys)} files ({100 * share:5.1f}%) byte-identical, "
+            f"{findings} findings; target 100%: {verdict}"
+        )
+        result[what] = {
+            "identical": len(same),
+            "share": share,
+            "findings": findings,
+            "differ": [k for k in keys if k not in same],
+        }
+        for k in result[what]["differ"][:10]:
+            print(f"      differs: {k}")
+    same_facts = sum(1 for k in keys if k in a and k in b and a[k]["facts"] == b[k]["facts"])
+    print(f"  {'facts of those files (msgpack)':<45} {same_facts:>4} of {len(keys)} files byte-identical")
+    same_models = sorted(n for n in models[0] if models[0][n] == models[1].get(n))
     print(
-        f"determinism: {len(same)} of {len(keys)} files ({100 * share:.1f}%) byte-identical between "
-        f"PYTHONHASHSEED=1 and =2 ({findings} findings, {len(wanted)} repositories); target 100%: {verdict}"
+        f"  {'learned models (encode_model)':<45} {len(same_models):>4} of {len(models[0])} repositories byte-identical"
     )
-    for k in differ[:10]:
-        print(f"    differs: {k}")
-    result: dict[str, Any] = {
-        "files": len(keys),
-        "identical": len(same),
-        "share": share,
-        "findings": findings,
-        "differ": differ,
-        "seconds": round(time.perf_counter() - start),
-    }
+    result["facts_identical"] = same_facts
+    result["models_identical"] = len(same_models)
+    result["models"] = len(models[0])
+    twice = [k for k in keys if all(r[k]["served"] == r[k]["again"] for r in runs if k in r)]
+    print(f"  {'the same request twice in one process':<45} {len(twice):>4} of {len(keys)} files identical")
+    result["twice_identical"] = len(twice)
+    result["seconds"] = round(time.perf_counter() - start)
     Path(args.out).parent.mkdir(parents=True, exist_ok=True)
     Path(args.out).write_text(json.dumps(result, indent=1))
     return 0
