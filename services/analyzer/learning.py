@@ -305,20 +305,20 @@ async def on_deleted(deps: Deps, session: AsyncSession, env: events_pb2.EventEnv
 
 def start_consumers(runtime: ServiceRuntime, deps: Deps) -> None:
     specs = (
-        # One event at a time with a long ack wait: a learning run may take minutes, and events
-        # fetched in a batch would wait their turn while their own ack wait runs out.
-        (LEARN_CONSUMER, SUBJECT_REPOSITORY_INDEXED, on_indexed, deps.settings.learn_timeout_seconds + 60),
-        (DELETED_CONSUMER, SUBJECT_REPOSITORY_DELETED, on_deleted, 60.0),
+        # One event at a time: a learning run may take minutes (the consumer heartbeats it, so a
+        # short ack wait only bounds how soon a crashed replica's event goes to another), and
+        # events fetched in a batch would wait their turn while their own ack wait runs out.
+        (LEARN_CONSUMER, SUBJECT_REPOSITORY_INDEXED, on_indexed, deps.settings.event_ack_wait_seconds),
+        (DELETED_CONSUMER, SUBJECT_REPOSITORY_DELETED, on_deleted, deps.settings.event_ack_wait_seconds),
     )
     if deps.quota is not None:
-        runtime.spawn(
-            runtime.bus.watch(SUBJECT_SUBSCRIPTION_CHANGED, deps.quota.on_subscription_changed), "subscription-watch"
-        )
+        watch = partial(runtime.bus.watch, SUBJECT_SUBSCRIPTION_CHANGED, deps.quota.on_subscription_changed)
+        runtime.supervise("subscription-watch", watch, once=True)  # a subscription: set up once
     for durable, subject, handler, ack_wait in specs:
         consumer = EventConsumer(
             runtime.bus, runtime.db, inbox, durable, subject, service="analyzer", ack_wait=ack_wait, batch=1
         )
-        runtime.spawn(consumer.consume(partial(handler, deps)), durable, consumer.stop)
+        runtime.supervise(durable, partial(consumer.consume, partial(handler, deps)), stop=consumer.stop)
 
 
 def _cochange_commits(history_doc: dict[str, Any] | None) -> int:

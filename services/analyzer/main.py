@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from services.analyzer import learning, upgrade
@@ -22,7 +23,8 @@ async def setup(runtime: ServiceRuntime) -> None:
         "services.contracts.v1.AnalyzerService",
     )
     learning.start_consumers(runtime, deps)
-    runtime.spawn(upgrade.relearn_in_background(deps), "relearn-outdated")
+    # A start-up pass that finishes; each relearning has the learning time limit.
+    runtime.supervise("relearn-outdated", partial(upgrade.relearn_in_background, deps), once=True, stall_after=None)
 
 
 if __name__ == "__main__":

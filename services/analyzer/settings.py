@@ -19,6 +19,8 @@ class AnalyzerSettings(ServiceSettings):
     preferences_ttl_seconds: float = 2.0
     # A learning run streams every fact of a snapshot; it may take a while on large repositories.
     learn_timeout_seconds: float = 600.0
+    # Redelivery of an event whose replica died (handlers heartbeat while they run).
+    event_ack_wait_seconds: float = 30.0
     # Findings stored per audit; the rest are counted in the audit but not kept row by row.
     max_stored_findings_per_audit: int = 2000
     # Change-level and per-file findings are capped per file by the engine; this caps a whole PR.

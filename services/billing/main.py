@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from functools import partial
 from pathlib import Path
 
 from services.billing import ratelimit, usage
@@ -15,21 +16,16 @@ from services.contracts.v1 import billing_pb2_grpc
 from services.kit.bus import SUBJECT_ANALYSIS_COMPLETED
 from services.kit.inbox import EventConsumer
 from services.kit.runtime import ServiceRuntime, run_service
+from services.kit.supervision import idle
 
 log = logging.getLogger(__name__)
 USAGE_CONSUMER = "billing-usage"
 
 
-async def consume_usage(runtime: ServiceRuntime, consumer: EventConsumer) -> None:
-    # setup() runs before the bus connects; subscribing earlier would only log failures.
-    while not runtime.bus.connected:
-        await asyncio.sleep(0.1)
-    await consumer.consume(usage.record_analysis)
-
-
 async def purge_rate_counters(deps: BillingDeps, every: float = 60.0) -> None:
     while True:
-        await asyncio.sleep(every)
+        with idle():
+            await asyncio.sleep(every)
         try:
             async with deps.db.session() as session:
                 await ratelimit.purge(session, deps.settings.rate_limit_window_seconds)
@@ -49,8 +45,8 @@ async def setup(runtime: ServiceRuntime) -> None:
     consumer = EventConsumer(
         runtime.bus, runtime.db, inbox, USAGE_CONSUMER, SUBJECT_ANALYSIS_COMPLETED, service="billing"
     )
-    runtime.spawn(consume_usage(runtime, consumer), "usage-consumer", consumer.stop)
-    runtime.spawn(purge_rate_counters(deps), "rate-counter-purge")
+    runtime.supervise("usage-consumer", partial(consumer.consume, usage.record_analysis), stop=consumer.stop)
+    runtime.supervise("rate-counter-purge", partial(purge_rate_counters, deps))
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ consumers that release waiting jobs, and the reconciler."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 from services.contracts.v1 import analyzer_pb2_grpc, hostapp_pb2_grpc, indexer_pb2_grpc
@@ -37,15 +38,16 @@ async def setup(runtime: ServiceRuntime) -> None:
     )
     gate = IndexGate(runtime.db, indexer, settings.grpc_deadline_seconds)
     worker = PrWorker(runtime.db, runtime.bus, github, analyzer, gate, settings, wake=runtime.wake_relay)
-    runtime.spawn(worker.run(), "pr-job-worker", worker.stop)
+    runtime.supervise("pr-job-worker", worker.run, stop=worker.stop)
     for durable, subject, handler in (
         ("hostapp-repository-indexed", SUBJECT_REPOSITORY_INDEXED, indexing.on_repository_indexed),
         ("hostapp-index-failed", SUBJECT_INDEX_FAILED, indexing.on_index_failed),
     ):
         consumer = EventConsumer(runtime.bus, runtime.db, inbox, durable, subject, service="hostapp")
-        runtime.spawn(consumer.consume(handler), durable, consumer.stop)
+        runtime.supervise(durable, partial(consumer.consume, handler), stop=consumer.stop)
     reconciler = Reconciler(runtime.db, github, settings, wake=runtime.wake_relay)
-    runtime.spawn(reconciler.run(), "reconciler", reconciler.stop)
+    # A pass makes code-host calls, each with its own timeout: allow a few minutes of them.
+    runtime.supervise("reconciler", reconciler.run, stop=reconciler.stop, stall_after=300.0)
 
 
 if __name__ == "__main__":

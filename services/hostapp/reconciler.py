@@ -23,6 +23,7 @@ from services.hostapp.models import FAILED, now_ms
 from services.hostapp.settings import HostAppSettings
 from services.kit.db import Database
 from services.kit.errors import ServiceError
+from services.kit.supervision import idle
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +42,8 @@ class Reconciler:
         # The first pass waits one interval: at start-up migrations and the bus come first.
         while not self._stopping.is_set():
             try:
-                await asyncio.wait_for(self._stopping.wait(), timeout=self.settings.reconcile_interval_seconds)
+                with idle():
+                    await asyncio.wait_for(self._stopping.wait(), timeout=self.settings.reconcile_interval_seconds)
                 return
             except TimeoutError:
                 pass

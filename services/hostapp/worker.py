@@ -31,7 +31,7 @@ from services.kit.bus import PR_JOBS, SUBJECT_PR_JOB, Bus
 from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import RemoteError, call
-from services.kit.inbox import DurableConsumer, decode_job, heartbeat, request_context
+from services.kit.inbox import DurableConsumer, decode_job, request_context
 
 log = logging.getLogger(__name__)
 
@@ -119,10 +119,8 @@ class PrWorker:
                 return "busy"
             await msg.ack_sync()  # finished, waiting for an index, or unknown: nothing to do
             return "stale"
-        keepalive = [
-            asyncio.create_task(heartbeat(msg, self.settings.job_ack_wait_seconds / 3)),
-            asyncio.create_task(self._renew_lease(job_id)),
-        ]
+        # The consumer heartbeats the message; the lease in the database is ours to renew.
+        keepalive = [asyncio.create_task(self._renew_lease(job_id))]
         try:
             outcome = await self.process(claimed)
         except Exception as exc:

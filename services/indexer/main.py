@@ -3,10 +3,8 @@ pool, the lease reaper, and the installation-events consumer."""
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import Coroutine
+from functools import partial
 from pathlib import Path
-from typing import Any
 
 from services.contracts.v1 import indexer_pb2_grpc
 from services.indexer import repositories
@@ -32,22 +30,15 @@ async def setup(runtime: ServiceRuntime) -> None:
     )
     pool = ExtractorPool(settings.worker_count())
     worker = IndexWorker(settings, runtime.db, runtime.bus, pool, hostapp, runtime.wake_relay)
-    runtime.spawn(worker.run(), "index-worker", worker.stop)
+    runtime.supervise("index-worker", worker.run, stop=worker.stop)
     reaper = Reaper(settings, runtime.db, runtime.wake_relay)
-    runtime.spawn(reaper.run(), "index-reaper", reaper.stop)
+    runtime.supervise("index-reaper", reaper.run, stop=reaper.stop)
     events = EventConsumer(
         runtime.bus, runtime.db, inbox, "indexer-installations", SUBJECT_INSTALLATION_REPOS, service="indexer"
     )
-    runtime.spawn(
-        wait_then(runtime, events.consume(repositories.on_installation_repositories)), "installations", events.stop
+    runtime.supervise(
+        "installations", partial(events.consume, repositories.on_installation_repositories), stop=events.stop
     )
-
-
-async def wait_then(runtime: ServiceRuntime, coro: Coroutine[Any, Any, None]) -> None:
-    """Consumers are spawned before the runtime connects the bus; start them once it is up."""
-    while not runtime.bus.connected:
-        await asyncio.sleep(0.2)
-    await coro
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from services.kit.bus import INDEX_JOBS, SUBJECT_INDEX_JOB, Bus
 from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.inbox import DurableConsumer, decode_job, request_context
+from services.kit.supervision import beat, idle
 
 log = logging.getLogger(__name__)
 DURABLE = "indexer-jobs"
@@ -75,9 +76,9 @@ class IndexWorker:
         self.lease_ms = int(settings.lease_seconds * 1000)
 
     async def run(self) -> None:
-        # Spawned before the runtime connects; the queue exists once the bus is up.
-        while not self.consumer.bus.connected:
-            await asyncio.sleep(0.2)
+        with idle():  # started once the bus is up; after a NATS outage it may not be yet
+            while not self.consumer.bus.connected:
+                await asyncio.sleep(0.2)
         await asyncio.to_thread(self.pool.warm_up)
         await self.consumer.run(self.handle)
 
@@ -235,6 +236,7 @@ class IndexWorker:
         deadline = asyncio.get_running_loop().time() + self.settings.run_timeout_seconds
         while True:
             await asyncio.sleep(self.settings.heartbeat_seconds)
+            beat()
             if asyncio.get_running_loop().time() > deadline:
                 progress.timed_out = True
                 progress.cancel.set()
@@ -279,7 +281,9 @@ class Reaper:
                 raise
             except Exception as exc:
                 log.warning("reaper failed: %s", exc)
-            await asyncio.sleep(self.settings.reaper_interval_seconds)
+            beat()
+            with idle():
+                await asyncio.sleep(self.settings.reaper_interval_seconds)
 
     async def reap_once(self) -> int:
         async with self.db.session() as session:

@@ -4,10 +4,11 @@ for request-id and principal propagation, error mapping and metrics, graceful sh
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
 import grpc
@@ -202,6 +203,7 @@ class GrpcServer:
         self.service_names: list[str] = [health_pb2.DESCRIPTOR.services_by_name["Health"].full_name]
         self.port = 0
         self.tasks: list[asyncio.Task[Any]] = []
+        self._stop = asyncio.Event()
 
     def add(self, register: Callable[[Any, grpc.aio.Server], None], servicer: Any, full_name: str) -> None:
         register(servicer, self.server)
@@ -219,22 +221,43 @@ class GrpcServer:
         self.tasks.append(asyncio.ensure_future(coro))
         self.tasks[-1].set_name(name)
 
-    async def watch_readiness(self, checks: list[ReadinessCheck], interval: float = 2.0) -> None:
-        """Health is SERVING only while every dependency (database, NATS) answers."""
+    async def watch_readiness(
+        self, checks: Mapping[str, ReadinessCheck], interval: float = 2.0, wake: asyncio.Event | None = None
+    ) -> None:
+        """Health is SERVING only while every check (database, NATS, the supervised loops)
+        passes; ``wake`` re-checks at once (a loop died) instead of at the next interval."""
+        failing: list[str] | None = None
         while True:
-            ok = True
-            for check in checks:
+            now_failing = []
+            for name, check in checks.items():
                 try:
-                    ok = ok and await check()
+                    ok = await check()
                 except Exception:
                     ok = False
-            status = health_pb2.HealthCheckResponse.SERVING if ok else health_pb2.HealthCheckResponse.NOT_SERVING
+                if not ok:
+                    now_failing.append(name)
+            if now_failing != failing:
+                if now_failing:
+                    log.warning("%s NOT_SERVING: %s", self.service, ", ".join(now_failing))
+                elif failing is not None:
+                    log.info("%s SERVING again", self.service)
+                failing = now_failing
+            status = health_pb2.HealthCheckResponse.NOT_SERVING if failing else health_pb2.HealthCheckResponse.SERVING
             for name in ("", *self.service_names[1:]):
                 await self.health.set(name, status)
-            await asyncio.sleep(interval)
+            if wake is None:
+                await asyncio.sleep(interval)
+                continue
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(wake.wait(), timeout=interval)
+            wake.clear()
+
+    def request_stop(self) -> None:
+        """Stop as on SIGTERM (a loop could not be kept running)."""
+        self._stop.set()
 
     async def serve_until_signal(self, on_stop: Callable[[], Awaitable[None]] | None = None) -> None:
-        stop = asyncio.Event()
+        stop = self._stop
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)

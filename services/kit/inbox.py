@@ -27,6 +27,7 @@ from services.kit.bus import Bus, StreamSpec
 from services.kit.context import request_id_var
 from services.kit.db import Database, now_ms
 from services.kit.metrics import CONSUMER_LAG, EVENTS_CONSUMED
+from services.kit.supervision import beat
 
 log = logging.getLogger(__name__)
 
@@ -133,6 +134,7 @@ class DurableConsumer:
                     sub = self._sub = await self._subscribe()
                 msgs = await sub.fetch(self.batch, timeout=1.0)
             except (NatsTimeoutError, TimeoutError):
+                beat()  # nothing to do: alive all the same
                 await self._report_lag(sub)
                 continue
             except asyncio.CancelledError:
@@ -141,7 +143,9 @@ class DurableConsumer:
                 log.warning("consumer %s fetch failed: %s", self.durable, exc)
                 sub = None
                 await asyncio.sleep(1.0)
+                beat()  # NATS is down (health says so), the loop is not
                 continue
+            beat()
             for msg in msgs:
                 await self._handle_one(msg, handle)
 
@@ -255,6 +259,7 @@ async def heartbeat(msg: Msg, interval: float) -> None:
     ``ack_wait`` bounds how long a job whose worker died waits, not how long a job may take."""
     while True:
         await asyncio.sleep(interval)
+        beat()  # the consumer's loop is alive while its job runs (the job has its own time limit)
         try:
             await msg.in_progress()
         except Exception as exc:  # a missed beat only risks a redelivery, which is safe

@@ -30,6 +30,7 @@ from services.kit.bus import Bus
 from services.kit.context import current_request_id
 from services.kit.db import Database, now_ms
 from services.kit.metrics import OUTBOX_LAG, OUTBOX_PENDING
+from services.kit.supervision import beat, idle
 
 log = logging.getLogger(__name__)
 
@@ -146,11 +147,13 @@ class OutboxRelay:
             except Exception as exc:
                 log.warning("outbox relay error: %s", exc)
                 backoff = min(backoff * 2, 5.0)
+            beat()
             self._wake.clear()
-            try:
-                await asyncio.wait_for(self._wake.wait(), timeout=backoff)
-            except TimeoutError:
-                pass
+            with idle():
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=backoff)
+                except TimeoutError:
+                    pass
 
     def stop(self) -> None:
         self._stopping = True

@@ -1,10 +1,13 @@
 """The life of a service process: logging, migrations, database, bus, outbox relay,
-gRPC server with readiness, background consumers, and a clean stop on SIGTERM."""
+gRPC server with readiness, supervised background loops, and a clean stop on SIGTERM (or
+exit status 70 when a loop cannot be kept running)."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
+import os
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +22,7 @@ from services.kit.logs import configure_logging
 from services.kit.metrics import serve_metrics
 from services.kit.outbox import OutboxRelay
 from services.kit.settings import ServiceSettings
+from services.kit.supervision import EXIT_LOOP_FAILED, Supervisor
 
 log = logging.getLogger(__name__)
 
@@ -33,9 +37,8 @@ class ServiceRuntime:
         self.server = GrpcServer(self.name, settings.bind_address())
         self.outbox_table = outbox
         self.relay: OutboxRelay | None = None
-        self._stoppers: list[Any] = []
-        self._pending: list[tuple[Any, str]] = []
-        self._started = False
+        self.supervisor = Supervisor(self.name, on_fatal=self._fatal)
+        self.exit_code = 0
 
     async def start(self) -> None:
         s = self.settings
@@ -55,14 +58,14 @@ class ServiceRuntime:
         serve_metrics(s.metrics_port, s.metrics_bind_host())
         if self.outbox_table is not None:
             self.relay = OutboxRelay(self.db, self.bus, self.outbox_table, self.name, s.outbox_poll_seconds)
-            self.server.spawn(self.relay.run(), "outbox-relay")
-        self.server.spawn(self.server.watch_readiness([self.db.ping, self._nats_ready]), "readiness")
+            self.supervise("outbox-relay", self.relay.run, stop=self.relay.stop)
+        checks = {"database": self.db.ping, "nats": self._nats_ready, "loops": self._loops_ready}
+        self.server.spawn(self.server.watch_readiness(checks, wake=self.supervisor.changed), "readiness")
         port = await self.server.start()
         log.info("%s listening on %s (port %s)", self.name, s.bind_address(), port)
-        self._started = True
-        for coro, name in self._pending:
-            self.server.spawn(coro, name)
-        self._pending.clear()
+        # The loops start once the database is migrated and the bus connected, so none of them
+        # begins by failing (and logging it) or has to wait for either.
+        self.server.spawn(self.supervisor.run(), "supervisor")
 
     async def _nats_ready(self) -> bool:
         return self.bus.connected
@@ -71,22 +74,32 @@ class ServiceRuntime:
         if self.relay is not None:
             self.relay.wake()
 
-    def spawn(self, coro: Any, name: str, stopper: Any = None) -> None:
-        """Run a background loop; loops registered during setup start once the database is
-        migrated and the bus connected, so none of them begins by failing (and logging it)."""
-        if self._started:
-            self.server.spawn(coro, name)
-        else:
-            self._pending.append((coro, name))
-        if stopper is not None:
-            self._stoppers.append(stopper)
+    async def _loops_ready(self) -> bool:
+        problems = self.supervisor.problems()
+        if problems:
+            log.debug("loops not ready: %s", problems)
+        return not problems
+
+    def supervise(
+        self,
+        name: str,
+        factory: Callable[[], Awaitable[Any]],
+        *,
+        stop: Callable[[], None] | None = None,
+        stall_after: float | None = 60.0,
+        once: bool = False,
+    ) -> None:
+        """Run a long-lived loop under the process's supervisor (``services/kit/supervision.py``):
+        ``factory`` starts it (again after a failure); ``stop`` asks it to end at shutdown."""
+        self.supervisor.add(name, factory, stop=stop, stall_after=stall_after, once=once)
+
+    def _fatal(self, message: str) -> None:
+        self.exit_code = EXIT_LOOP_FAILED
+        self.server.request_stop()
 
     async def run_forever(self) -> None:
         async def on_stop() -> None:
-            for stop in self._stoppers:
-                stop()
-            if self.relay is not None:
-                self.relay.stop()
+            await self.supervisor.stop()
             await self.bus.close()
             await self.db.dispose()
 
@@ -116,5 +129,10 @@ def run_service(
         await setup(runtime)
         await runtime.start()
         await runtime.run_forever()
+        if runtime.exit_code:
+            # Not a normal interpreter exit: that waits for every thread, and the loop that
+            # failed may have left one stuck.
+            logging.shutdown()
+            os._exit(runtime.exit_code)
 
     main_entry(serve)

@@ -7,39 +7,14 @@ from pathlib import Path
 import httpx
 import pytest
 
-from services.devrun.system import SystemLayout
 from tests.conftest import SESSION, DatabaseFactory
-from tests.e2e.harness import RunningSystem
-from tests.standins import accounts as account_standins
-from tests.standins.github_api import e2e_standin as github_standin
+from tests.e2e.harness import RunningSystem, build_system
 
 
 @pytest.fixture(scope="session")
 def system(databases: DatabaseFactory, nats_url: str) -> Iterator[RunningSystem]:
     urls = {name: databases.create(name, "e2e") for name in ("billing", "indexer", "analyzer", "hostapp")}
-    work = Path(tempfile.mkdtemp(prefix="cr-e2e-"))
-    layout = SystemLayout(
-        nats_url=nats_url,
-        database_urls=urls,
-        stream_prefix=f"E{SESSION}".upper(),
-        data_dir=work / "data",
-        extra_env={
-            "CR_GATEWAY_CODE_HOST_WEBHOOK_SECRET": "e2e-code-host-secret",
-            "CR_GATEWAY_PAYMENT_WEBHOOK_SECRET": "whsec_e2e",
-            "CR_INDEXER_ALLOWED_ROOTS": str(work / "repos"),
-            "CR_LOG_JSON": "true",
-            # Stripe, the code host's OAuth/user API and an AI upstream, as local stand-ins (tests/standins).
-            **account_standins.start().env(),
-            # The GitHub REST API of the hostapp (app JWT, installation tokens, PRs, checks, reviews).
-            **github_standin().env(),
-            # Short job leases so a killed hostapp's job is redelivered within seconds.
-            "CR_HOSTAPP_JOB_ACK_WAIT_SECONDS": "4",
-            "CR_HOSTAPP_JOB_RETRY_DELAY_SECONDS": "1",
-        },
-    )
-    (work / "repos").mkdir()
-    running = RunningSystem(layout, work / "logs")
-    running.work = work  # type: ignore[attr-defined]
+    running = build_system(nats_url, urls, f"E{SESSION}".upper(), Path(tempfile.mkdtemp(prefix="cr-e2e-")))
     try:
         running.start()
         yield running

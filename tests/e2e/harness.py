@@ -14,12 +14,49 @@ import httpx
 from services.devrun.system import MODULES, SystemLayout
 
 
+def build_system(
+    nats_url: str,
+    database_urls: dict[str, str],
+    stream_prefix: str,
+    work: Path,
+    extra_env: dict[str, str] | None = None,
+) -> RunningSystem:
+    """A system for the tests, under ``work``: local repositories may live in ``work/repos``;
+    the outside world (Stripe, the code host, an AI upstream) is the stand-ins of tests/standins."""
+    from tests.standins import accounts as account_standins
+    from tests.standins.github_api import e2e_standin as github_standin
+
+    layout = SystemLayout(
+        nats_url=nats_url,
+        database_urls=database_urls,
+        stream_prefix=stream_prefix,
+        data_dir=work / "data",
+        extra_env={
+            "CR_GATEWAY_CODE_HOST_WEBHOOK_SECRET": "e2e-code-host-secret",
+            "CR_GATEWAY_PAYMENT_WEBHOOK_SECRET": "whsec_e2e",
+            "CR_INDEXER_ALLOWED_ROOTS": str(work / "repos"),
+            "CR_LOG_JSON": "true",
+            **account_standins.start().env(),
+            # The GitHub REST API of the hostapp (app JWT, installation tokens, PRs, checks, reviews).
+            **github_standin().env(),
+            # Short job leases so a killed hostapp's job is redelivered within seconds.
+            "CR_HOSTAPP_JOB_ACK_WAIT_SECONDS": "4",
+            "CR_HOSTAPP_JOB_RETRY_DELAY_SECONDS": "1",
+            **(extra_env or {}),
+        },
+    )
+    (work / "repos").mkdir(parents=True, exist_ok=True)
+    running = RunningSystem(layout, work / "logs")
+    return running
+
+
 class RunningSystem:
     def __init__(self, layout: SystemLayout, log_dir: Path) -> None:
         self.layout = layout
         self.log_dir = log_dir
         self.procs: dict[str, subprocess.Popen[bytes]] = {}
         self.env = layout.env()
+        self.work = log_dir.parent
 
     @property
     def url(self) -> str:
@@ -58,9 +95,14 @@ class RunningSystem:
         path = self.log_dir / f"{name}.log"
         return path.read_text(errors="replace") if path.exists() else ""
 
-    def kill(self, name: str, sig: int = signal.SIGKILL) -> None:
+    def kill(self, name: str, sig: int = signal.SIGKILL, *, group: bool = True) -> None:
+        """Signal the service's process group, or (``group=False``) the process alone, as the
+        kernel's OOM killer would: then its children must die on their own."""
         proc = self.procs[name]
-        os.killpg(proc.pid, sig)
+        if group:
+            os.killpg(proc.pid, sig)
+        else:
+            os.kill(proc.pid, sig)
         proc.wait(30)
 
     def restart(self, name: str) -> None:
