@@ -226,7 +226,8 @@ class GrpcServer:
     ) -> None:
         """Health is SERVING only while every check (database, NATS, the supervised loops)
         passes; ``wake`` re-checks at once (a loop died) instead of at the next interval."""
-        failing: list[str] | None = None
+        failing: list[str] = []
+        served = False  # not ready while starting is no news; losing readiness is
         while True:
             now_failing = []
             for name, check in checks.items():
@@ -236,12 +237,13 @@ class GrpcServer:
                     ok = False
                 if not ok:
                     now_failing.append(name)
-            if now_failing != failing:
+            if served and now_failing != failing:
                 if now_failing:
                     log.warning("%s NOT_SERVING: %s", self.service, ", ".join(now_failing))
-                elif failing is not None:
+                else:
                     log.info("%s SERVING again", self.service)
-                failing = now_failing
+            served = served or not now_failing
+            failing = now_failing
             status = health_pb2.HealthCheckResponse.NOT_SERVING if failing else health_pb2.HealthCheckResponse.SERVING
             for name in ("", *self.service_names[1:]):
                 await self.health.set(name, status)

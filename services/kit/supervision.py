@@ -53,7 +53,8 @@ class _Loop:
     last_beat: float = 0.0
     beats: int = 0
     idle: int = 0
-    failures: int = 0
+    failures: int = 0  # in a row
+    restarts: int = 0
     restart_at: float = 0.0
     problem: str = field(default="not started")
 
@@ -128,6 +129,7 @@ class Supervisor:
         self.changed = asyncio.Event()  # set when health may have changed
         self._stopping = False
         self._was_healthy: dict[str, bool] = {}
+        self._ever_healthy: set[str] = set()
 
     def add(
         self,
@@ -176,8 +178,10 @@ class Supervisor:
                 self._start(loop)
             healthy = loop.healthy(now)
             if healthy != self._was_healthy.get(loop.name):
-                if healthy and loop.name in self._was_healthy:
+                if healthy and (loop.name in self._ever_healthy or loop.restarts):
                     log.info("loop %s is running again", loop.name)
+                if healthy:
+                    self._ever_healthy.add(loop.name)
                 self._was_healthy[loop.name] = healthy
                 LOOP_UP.labels(self.service, loop.name).set(1 if healthy else 0)
                 self.changed.set()
@@ -215,6 +219,7 @@ class Supervisor:
 
     def _failed(self, loop: _Loop, now: float, reason: str, cause: str) -> None:
         LOOP_RESTARTS.labels(self.service, loop.name, reason).inc()
+        loop.restarts += 1
         loop.failures = 1 if now - loop.started_at >= self.stable_after else loop.failures + 1
         loop.problem = f"{reason}: {cause}"
         if loop.failures > self.max_failures:
