@@ -218,6 +218,22 @@ class MemberResult(BaseModel):
     member: MemberInfo
 
 
+class InvitationInfo(BaseModel):
+    org_id: str
+    org_name: str
+    role: Role
+    status: Literal["invited", "active"]
+    invited_at: int
+
+
+class InvitationList(BaseModel):
+    invitations: list[InvitationInfo]
+
+
+class InvitationResult(BaseModel):
+    invitation: InvitationInfo
+
+
 class SubscriptionInfo(BaseModel):
     plan: str
     status: str

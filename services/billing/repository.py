@@ -99,6 +99,16 @@ async def memberships_of(session: AsyncSession, user_id: str) -> list[tuple[Memb
     return [(m, o) for m, o in rows.all()]
 
 
+async def invitations_of(session: AsyncSession, user_id: str) -> list[tuple[Membership, Organization]]:
+    rows = await session.execute(
+        select(Membership, Organization)
+        .join(Organization, Organization.id == Membership.org_id)
+        .where(Membership.user_id == user_id, Membership.status == "invited")
+        .order_by(Organization.name)
+    )
+    return [(m, o) for m, o in rows.all()]
+
+
 async def all_memberships_of(session: AsyncSession, user_id: str) -> Sequence[Membership]:
     return (await session.execute(select(Membership).where(Membership.user_id == user_id))).scalars().all()
 

@@ -147,6 +147,19 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
             member = await teams.invite(session, caller(), request.org_id, request.login, request.email, request.role)
         return billing_pb2.MemberResponse(member=member)
 
+    async def ListInvitations(
+        self, request: billing_pb2.ListInvitationsRequest, context: Ctx
+    ) -> billing_pb2.ListInvitationsResponse:
+        async with self.db.session() as session:
+            return await teams.invitations(session, caller())
+
+    async def AnswerInvitation(
+        self, request: billing_pb2.AnswerInvitationRequest, context: Ctx
+    ) -> billing_pb2.InvitationResponse:
+        async with self.db.session() as session:
+            answer = await teams.answer_invitation(session, caller(), request.org_id, request.accept)
+        return billing_pb2.InvitationResponse(invitation=answer)
+
     async def RemoveMember(
         self, request: billing_pb2.RemoveMemberRequest, context: Ctx
     ) -> billing_pb2.RemoveMemberResponse:

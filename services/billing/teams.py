@@ -129,3 +129,39 @@ async def check_seats(session: AsyncSession, principal: common_pb2.Principal, or
             {"reason": "below_members", "members": seated, "seats": seats},
         )
     return org
+
+
+def invitation_message(membership: Membership, org: Organization) -> billing_pb2.Invitation:
+    return billing_pb2.Invitation(
+        org_id=org.id,
+        org_name=org.name,
+        role=membership.role,
+        status=membership.status,
+        invited_at=membership.created_at,
+    )
+
+
+async def invitations(session: AsyncSession, principal: common_pb2.Principal) -> billing_pb2.ListInvitationsResponse:
+    """The caller's pending invitations (its active memberships are in the principal)."""
+    reply = billing_pb2.ListInvitationsResponse()
+    for membership, org in await repo.invitations_of(session, principal.user_id):
+        reply.invitations.append(invitation_message(membership, org))
+    return reply
+
+
+async def answer_invitation(
+    session: AsyncSession, principal: common_pb2.Principal, org_id: str, accept: bool
+) -> billing_pb2.Invitation:
+    """Accept (the membership becomes active; its seat was taken by the invitation) or decline
+    (the invitation and its seat go). Accepting twice answers the same; only the invitee may."""
+    org = await repo.lock_org(session, org_id) if org_id else None
+    membership = await repo.membership_of_user(session, org.id, principal.user_id) if org else None
+    if org is None or membership is None or (membership.status != "invited" and not accept):
+        raise ServiceError("not_found", "no pending invitation to this organization", {"org_id": org_id})
+    answer = invitation_message(membership, org)
+    if accept:
+        membership.status = answer.status = "active"
+    else:
+        await session.delete(membership)
+    await session.flush()
+    return answer

@@ -62,6 +62,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     for module in (repositories, analysis, account, teams, auth):
         v1.include_router(module.router)
     v1.include_router(account.audit_router)
+    v1.include_router(teams.invitations_router)
     v1.include_router(ai.router)
     app.include_router(v1)
     app.include_router(webhooks.router, responses=errors.ERROR_RESPONSES)

@@ -17,6 +17,7 @@ IDEMPOTENT = {
         "ListPersonalTokens",
         "CheckAccess",
         "ListMembers",
+        "ListInvitations",
         "ListPlans",
         "GetAccountStatus",
         "GetUsage",

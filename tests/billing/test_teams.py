@@ -150,3 +150,39 @@ async def test_free_plan_bounds_seats(billing: Billing) -> None:
         billing.call("ChangeSeats", billing_pb2.ChangeSeatsRequest(org_id=org_id, seats=max_seats + 1), admin),
     )
     assert error.details == {"max_seats": max_seats}
+
+
+async def test_an_invitee_accepts_or_declines_with_their_own_token(billing: Billing) -> None:
+    org_id, admin = await team(billing, seats=3)
+    login = unique("invitee")
+    token, invitee = await billing.user(login=login)
+    invited = await billing.call("InviteMember", billing_pb2.InviteMemberRequest(org_id=org_id, login=login), admin)
+    assert invited.member.user_id == invitee.user_id
+    assert list((await billing.principal(token)).memberships) == []  # no access before accepting
+    pending = (await billing.call("ListInvitations", billing_pb2.ListInvitationsRequest(), invitee)).invitations
+    assert [(i.org_id, i.role, i.status) for i in pending] == [(org_id, "member", "invited")]
+
+    # Nobody else can answer it.
+    _, stranger = await billing.user()
+    answer = billing_pb2.AnswerInvitationRequest(org_id=org_id, accept=True)
+    await expect("not_found", billing.call("AnswerInvitation", answer, stranger))
+
+    accepted = (await billing.call("AnswerInvitation", answer, invitee)).invitation
+    assert (accepted.org_id, accepted.status) == (org_id, "active")
+    assert [(m.org_id, m.role) for m in (await billing.principal(token)).memberships] == [(org_id, "member")]
+    again = (await billing.call("AnswerInvitation", answer, invitee)).invitation
+    assert again.status == "active"  # accepting twice answers the same
+    assert (await billing.call("ListInvitations", billing_pb2.ListInvitationsRequest(), invitee)).invitations == []
+    members = await billing.call("ListMembers", billing_pb2.ListMembersRequest(org_id=org_id), admin)
+    assert {m.login: m.status for m in members.members}[login] == "active"
+
+    # Declining frees the seat: the third seat goes to someone else.
+    other_login = unique("invitee")
+    _, other = await billing.user(login=other_login)
+    request = billing_pb2.InviteMemberRequest(org_id=org_id, login=other_login)
+    await billing.call("InviteMember", request, admin)
+    await expect("seat_limit_reached", invite(billing, org_id, admin))
+    decline = billing_pb2.AnswerInvitationRequest(org_id=org_id, accept=False)
+    await billing.call("AnswerInvitation", decline, other)
+    await expect("not_found", billing.call("AnswerInvitation", decline, other))
+    assert (await invite(billing, org_id, admin)).status == "invited"

@@ -140,6 +140,24 @@ def test_an_organization_with_two_seats_refuses_a_third_member(system: RunningSy
     assert_error(http.post(f"/v1/teams/{org_id}/seats", json={"seats": 1}, headers=bearer(token)), 409, "conflict")
 
 
+def test_an_invitee_accepts_through_the_gateway(system: RunningSystem, http: httpx.Client) -> None:
+    admin = admin_token(system, name("host"), org=name("guild"))
+    org_id = org_of(http, admin)
+    login = name("guest")
+    guest = admin_token(system, login)  # an account of their own, no membership yet
+    assert http.post(f"/v1/teams/{org_id}/invite", json={"login": login}, headers=bearer(admin)).status_code == 201
+    pending = http.get("/v1/invitations", headers=bearer(guest))
+    assert pending.status_code == 200, pending.text
+    assert [(i["org_id"], i["status"]) for i in pending.json()["invitations"]] == [(org_id, "invited")]
+    assert http.get("/v1/auth/validate", headers=bearer(guest)).json()["memberships"] == []
+    accepted = http.post(f"/v1/invitations/{org_id}/accept", headers=bearer(guest))
+    assert accepted.status_code == 200, accepted.text
+    assert accepted.json()["invitation"]["status"] == "active"
+    memberships = http.get("/v1/auth/validate", headers=bearer(guest)).json()["memberships"]
+    assert [(m["org_id"], m["role"]) for m in memberships] == [(org_id, "member")]
+    assert_error(http.post(f"/v1/invitations/{org_id}/decline", headers=bearer(guest)), 404, "not_found")
+
+
 def team_routes(org_id: str, member_id: str) -> list[tuple[str, str, dict[str, Any] | None]]:
     return [
         ("GET", f"/v1/teams/{org_id}/members", None),

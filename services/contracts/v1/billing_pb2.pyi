@@ -521,6 +521,116 @@ class ListMembersRequest(_message.Message):
 Global___ListMembersRequest: _TypeAlias = ListMembersRequest  # noqa: Y015
 
 @_typing.final
+class Invitation(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ORG_ID_FIELD_NUMBER: _builtins.int
+    ORG_NAME_FIELD_NUMBER: _builtins.int
+    ROLE_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    INVITED_AT_FIELD_NUMBER: _builtins.int
+    org_id: _builtins.str
+    org_name: _builtins.str
+    role: _builtins.str
+    status: _builtins.str
+    """"invited" | "active" (accepted)"""
+    invited_at: _builtins.int
+    def __init__(
+        self,
+        *,
+        org_id: _builtins.str = ...,
+        org_name: _builtins.str = ...,
+        role: _builtins.str = ...,
+        status: _builtins.str = ...,
+        invited_at: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["invited_at", b"invited_at", "org_id", b"org_id", "org_name", b"org_name", "role", b"role", "status", b"status"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Invitation: _TypeAlias = Invitation  # noqa: Y015
+
+@_typing.final
+class ListInvitationsRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    def __init__(
+        self,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListInvitationsRequest: _TypeAlias = ListInvitationsRequest  # noqa: Y015
+
+@_typing.final
+class ListInvitationsResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INVITATIONS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def invitations(self) -> _containers.RepeatedCompositeFieldContainer[Global___Invitation]: ...
+    def __init__(
+        self,
+        *,
+        invitations: _abc.Iterable[Global___Invitation] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["invitations", b"invitations"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ListInvitationsResponse: _TypeAlias = ListInvitationsResponse  # noqa: Y015
+
+@_typing.final
+class AnswerInvitationRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ORG_ID_FIELD_NUMBER: _builtins.int
+    ACCEPT_FIELD_NUMBER: _builtins.int
+    org_id: _builtins.str
+    accept: _builtins.bool
+    """false: decline (the invitation and its seat are released)"""
+    def __init__(
+        self,
+        *,
+        org_id: _builtins.str = ...,
+        accept: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accept", b"accept", "org_id", b"org_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AnswerInvitationRequest: _TypeAlias = AnswerInvitationRequest  # noqa: Y015
+
+@_typing.final
+class InvitationResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    INVITATION_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def invitation(self) -> Global___Invitation: ...
+    def __init__(
+        self,
+        *,
+        invitation: Global___Invitation | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["invitation", b"invitation"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["invitation", b"invitation"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___InvitationResponse: _TypeAlias = InvitationResponse  # noqa: Y015
+
+@_typing.final
 class ListMembersResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

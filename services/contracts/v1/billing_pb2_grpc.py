@@ -105,6 +105,16 @@ class BillingServiceStub:
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.ChangeSeatsRequest.SerializeToString,
                 response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.SubscriptionResponse.FromString,
                 _registered_method=True)
+        self.ListInvitations = channel.unary_unary(
+                '/services.contracts.v1.BillingService/ListInvitations',
+                request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.ListInvitationsRequest.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.ListInvitationsResponse.FromString,
+                _registered_method=True)
+        self.AnswerInvitation = channel.unary_unary(
+                '/services.contracts.v1.BillingService/AnswerInvitation',
+                request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.AnswerInvitationRequest.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.InvitationResponse.FromString,
+                _registered_method=True)
         self.ListPlans = channel.unary_unary(
                 '/services.contracts.v1.BillingService/ListPlans',
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.ListPlansRequest.SerializeToString,
@@ -251,6 +261,19 @@ class BillingServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ChangeSeats(self, request, context):
+        """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ListInvitations(self, request, context):
+        """The caller's own pending invitations, and accepting or declining one (any user).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def AnswerInvitation(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -407,6 +430,16 @@ def add_BillingServiceServicer_to_server(servicer, server):
                     servicer.ChangeSeats,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.ChangeSeatsRequest.FromString,
                     response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.SubscriptionResponse.SerializeToString,
+            ),
+            'ListInvitations': grpc.unary_unary_rpc_method_handler(
+                    servicer.ListInvitations,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.ListInvitationsRequest.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.ListInvitationsResponse.SerializeToString,
+            ),
+            'AnswerInvitation': grpc.unary_unary_rpc_method_handler(
+                    servicer.AnswerInvitation,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.AnswerInvitationRequest.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.InvitationResponse.SerializeToString,
             ),
             'ListPlans': grpc.unary_unary_rpc_method_handler(
                     servicer.ListPlans,
@@ -847,6 +880,60 @@ class BillingService:
             '/services.contracts.v1.BillingService/ChangeSeats',
             services_dot_contracts_dot_v1_dot_billing__pb2.ChangeSeatsRequest.SerializeToString,
             services_dot_contracts_dot_v1_dot_billing__pb2.SubscriptionResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ListInvitations(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/services.contracts.v1.BillingService/ListInvitations',
+            services_dot_contracts_dot_v1_dot_billing__pb2.ListInvitationsRequest.SerializeToString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.ListInvitationsResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def AnswerInvitation(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/services.contracts.v1.BillingService/AnswerInvitation',
+            services_dot_contracts_dot_v1_dot_billing__pb2.AnswerInvitationRequest.SerializeToString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.InvitationResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -50,6 +50,9 @@ class BillingServiceStub:
     RemoveMember: _grpc.UnaryUnaryMultiCallable[_billing_pb2.RemoveMemberRequest, _billing_pb2.RemoveMemberResponse]
     ChangeMemberRole: _grpc.UnaryUnaryMultiCallable[_billing_pb2.ChangeMemberRoleRequest, _billing_pb2.MemberResponse]
     ChangeSeats: _grpc.UnaryUnaryMultiCallable[_billing_pb2.ChangeSeatsRequest, _billing_pb2.SubscriptionResponse]
+    ListInvitations: _grpc.UnaryUnaryMultiCallable[_billing_pb2.ListInvitationsRequest, _billing_pb2.ListInvitationsResponse]
+    """The caller's own pending invitations, and accepting or declining one (any user)."""
+    AnswerInvitation: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AnswerInvitationRequest, _billing_pb2.InvitationResponse]
     ListPlans: _grpc.UnaryUnaryMultiCallable[_billing_pb2.ListPlansRequest, _common_pb2.JsonDocument]
     """Plans and subscriptions"""
     GetAccountStatus: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]
@@ -91,6 +94,9 @@ class BillingServiceAsyncStub(BillingServiceStub):
     RemoveMember: _aio.UnaryUnaryMultiCallable[_billing_pb2.RemoveMemberRequest, _billing_pb2.RemoveMemberResponse]  # type: ignore[assignment]
     ChangeMemberRole: _aio.UnaryUnaryMultiCallable[_billing_pb2.ChangeMemberRoleRequest, _billing_pb2.MemberResponse]  # type: ignore[assignment]
     ChangeSeats: _aio.UnaryUnaryMultiCallable[_billing_pb2.ChangeSeatsRequest, _billing_pb2.SubscriptionResponse]  # type: ignore[assignment]
+    ListInvitations: _aio.UnaryUnaryMultiCallable[_billing_pb2.ListInvitationsRequest, _billing_pb2.ListInvitationsResponse]  # type: ignore[assignment]
+    """The caller's own pending invitations, and accepting or declining one (any user)."""
+    AnswerInvitation: _aio.UnaryUnaryMultiCallable[_billing_pb2.AnswerInvitationRequest, _billing_pb2.InvitationResponse]  # type: ignore[assignment]
     ListPlans: _aio.UnaryUnaryMultiCallable[_billing_pb2.ListPlansRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
     """Plans and subscriptions"""
     GetAccountStatus: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
@@ -213,6 +219,21 @@ class BillingServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _billing_pb2.ChangeSeatsRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_billing_pb2.SubscriptionResponse, _abc.Awaitable[_billing_pb2.SubscriptionResponse]]: ...
+
+    @_abc_1.abstractmethod
+    def ListInvitations(
+        self,
+        request: _billing_pb2.ListInvitationsRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_billing_pb2.ListInvitationsResponse, _abc.Awaitable[_billing_pb2.ListInvitationsResponse]]:
+        """The caller's own pending invitations, and accepting or declining one (any user)."""
+
+    @_abc_1.abstractmethod
+    def AnswerInvitation(
+        self,
+        request: _billing_pb2.AnswerInvitationRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_billing_pb2.InvitationResponse, _abc.Awaitable[_billing_pb2.InvitationResponse]]: ...
 
     @_abc_1.abstractmethod
     def ListPlans(

@@ -6,12 +6,23 @@ from typing import Any
 
 from fastapi import APIRouter, Response
 
-from services.api.schemas import ChangeRole, ChangeSeats, Invite, MemberList, MemberResult, SubscriptionResult
+from services.api.schemas import (
+    ChangeRole,
+    ChangeSeats,
+    InvitationList,
+    InvitationResult,
+    Invite,
+    MemberList,
+    MemberResult,
+    SubscriptionResult,
+)
 from services.contracts.v1 import billing_pb2
 from services.gateway.deps import ClientsDep, PrincipalDep, to_dict
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/teams", tags=["teams"])
+# The invitee's side of an invitation: any signed-in user, about their own invitations.
+invitations_router = APIRouter(prefix="/invitations", tags=["teams"])
 
 
 @router.get("/{org_id}/members", response_model=MemberList, summary="List members and the seat count")
@@ -51,3 +62,24 @@ async def change_role(
 async def seats(org_id: str, body: ChangeSeats, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = billing_pb2.ChangeSeatsRequest(org_id=org_id, seats=body.seats)
     return to_dict(await call(clients.billing.ChangeSeats, request, principal=principal, timeout=30))
+
+
+@invitations_router.get("", response_model=InvitationList, summary="The caller's pending invitations")
+async def my_invitations(principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.ListInvitationsRequest()
+    return to_dict(await call(clients.billing.ListInvitations, request, principal=principal))
+
+
+@invitations_router.post(
+    "/{org_id}/accept", response_model=InvitationResult, summary="Accept an invitation: become an active member"
+)
+async def accept_invitation(org_id: str, principal: PrincipalDep, clients: ClientsDep) -> Any:
+    request = billing_pb2.AnswerInvitationRequest(org_id=org_id, accept=True)
+    return to_dict(await call(clients.billing.AnswerInvitation, request, principal=principal))
+
+
+@invitations_router.post("/{org_id}/decline", status_code=204, summary="Decline an invitation (its seat is freed)")
+async def decline_invitation(org_id: str, principal: PrincipalDep, clients: ClientsDep) -> Response:
+    request = billing_pb2.AnswerInvitationRequest(org_id=org_id, accept=False)
+    await call(clients.billing.AnswerInvitation, request, principal=principal)
+    return Response(status_code=204)
