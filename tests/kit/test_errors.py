@@ -1,22 +1,12 @@
-import re
-from pathlib import Path
-
 import grpc
 import pytest
 
 from services.kit.errors import CODE_TABLE, ServiceError, error_body, http_status_for
-
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "spec" / "interface.md"
-
-
-def spec_codes() -> set[str]:
-    if not SPEC.exists():
-        pytest.skip("shared/spec not beside the checkout")
-    return set(re.findall(r"^\| \w+ \| `([a-z_]+)` \|", SPEC.read_text(), re.M))
+from tests.spec import spec_error_codes
 
 
 def test_every_spec_code_is_mapped() -> None:
-    codes = spec_codes()
+    codes = spec_error_codes()
     assert len(codes) >= 19
     assert codes <= set(CODE_TABLE)
 
