@@ -56,7 +56,7 @@ test: venv $(if $(CI),proto-check lint typecheck) ## Run all tests (unit, integr
 	$(PY) -m pytest -q -p no:cacheprovider
 
 .PHONY: bench
-bench: venv ## Benchmarks: indexing speed and review quality
+bench: venv ## Every benchmark of bench/run.py: indexing, quality, replay, determinism, latency, cochange
 	$(PY) -m bench.run
 
 .PHONY: clean
