@@ -73,12 +73,14 @@ def _headers(request: Request, status: int, code: str, details: dict) -> dict[st
 
 
 def allowed_methods(request: Request) -> list[str]:
-    """Every method some route serves at this path (the 405 FastAPI raises names only one route's)."""
+    """The methods of the resource the path names: every route of the first path template that
+    matches it, as the OpenAPI document lists them (the 405 FastAPI raises names one route's)."""
     path = request.scope["path"]
+    routes = [r for r in iter_route_contexts(request.app.router.routes) if getattr(r, "path_regex", None)]
+    template = next((r.path_format for r in routes if r.methods and r.path_regex.match(path)), None)
     methods: set[str] = set()
-    for route in iter_route_contexts(request.app.router.routes):
-        regex = getattr(route, "path_regex", None)
-        if regex is not None and route.methods and regex.match(path):
+    for route in routes:
+        if route.path_format == template and route.methods:
             methods |= route.methods
     return sorted(methods)
 

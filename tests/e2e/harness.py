@@ -35,6 +35,9 @@ def build_system(
             "CR_GATEWAY_CODE_HOST_WEBHOOK_SECRET": "e2e-code-host-secret",
             "CR_GATEWAY_PAYMENT_WEBHOOK_SECRET": "whsec_e2e",
             "CR_INDEXER_ALLOWED_ROOTS": str(work / "repos"),
+            # Every test connects from 127.0.0.1, and the schemathesis run sends many bad tokens on
+            # purpose; the limit itself is tested per address in tests/gateway.
+            "CR_BILLING_AUTH_FAILURE_LIMIT_PER_MINUTE": "5000",
             "CR_LOG_JSON": "true",
             **account_standins.start().env(),
             # The GitHub REST API of the hostapp (app JWT, installation tokens, PRs, checks, reviews).

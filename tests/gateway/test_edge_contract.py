@@ -227,3 +227,9 @@ async def test_failed_authentications_are_limited_per_client_address(billing: Bi
         token, _ = await billing.user()
         valid = await attacker.get("/v1/auth/validate", headers={"Authorization": f"Bearer {token}"})
         assert valid.status_code == 200, valid.text
+
+
+async def test_allow_names_the_methods_of_the_matched_path_template(alone: httpx.AsyncClient) -> None:
+    # host_index also matches /v1/repositories/{repo_id}; its Allow is its own path item's.
+    assert (await alone.options("/v1/repositories/host_index")).headers["Allow"] == "POST"
+    assert (await alone.patch("/v1/repositories/r1")).headers["Allow"] == "DELETE, GET"
