@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from services.cli.context import EXIT_FAILED
 from services.cli.output import console
@@ -73,7 +74,7 @@ def create_user(
             )
         else:
             message = f"{exc.message} [{exc.code}]"
-        console(stderr=True).print(f"[bold red]error:[/] {message}")
+        console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
         raise typer.Exit(EXIT_FAILED) from None
     typer.echo(f"user_id={response.user_id}")
     if response.org_id:

@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import typer
+from pydantic import ValidationError
+from rich.markup import escape
 
 from services.api.responses import Repository
 from services.cli.output import console
@@ -38,7 +40,7 @@ def fail(message: str, body: dict[str, object] | None = None, as_json: bool = Fa
         from services.cli.output import print_json
 
         print_json(body)
-    console(stderr=True).print(f"[bold red]error:[/] {message}", markup=True)
+    console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
     return typer.Exit(EXIT_FAILED)
 
 
@@ -56,6 +58,9 @@ def reported(as_json: bool = False) -> Iterator[None]:
         raise fail(f"{exc.error} [{exc.code}]{hint}", exc.body(), as_json) from None
     except ConfigError as exc:
         raise fail(str(exc), {"error": str(exc), "code": "not_authenticated", "details": {}}, as_json) from None
+    except ValidationError as exc:  # an argument the request model refuses
+        error = ApiError.invalid(exc)
+        raise fail(f"{error.error} [{error.code}]", error.body(), as_json) from None
 
 
 def repository_for(client: Client, repo: str | None, where: Path | str = ".") -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.markup import escape
 
 from services.api.responses import AnalysisResult
 from services.api.schemas import Feedback
@@ -65,9 +66,11 @@ RepoOpt = Annotated[
 @app.callback()
 def main(
     ctx: typer.Context,
-    url: Annotated[str | None, typer.Option(help="Service base URL (ends in /v1) [env CODEREVIEW_URL]")] = None,
-    token: Annotated[str | None, typer.Option(help="Access token [env CODEREVIEW_TOKEN]")] = None,
-    profile: Annotated[str | None, typer.Option(help="Config file profile, e.g. staging")] = None,
+    url: Annotated[str | None, typer.Option(help="Service base URL, ending in /v1 (env CODEREVIEW_URL)")] = None,
+    token: Annotated[str | None, typer.Option(help="Access token (env CODEREVIEW_TOKEN)")] = None,
+    profile: Annotated[
+        str | None, typer.Option(help="Config file profile, e.g. staging (env CODEREVIEW_PROFILE)")
+    ] = None,
 ) -> None:
     ctx.obj = Options(url=url, token=token, profile=profile)
 
@@ -115,7 +118,9 @@ def review(
         repo_id = repository_for(client, repo, root)
         calls = analysis_calls(root, repo_id, files or [], staged, base)
         if not calls:
-            console(stderr=True).print("Nothing staged to review.")
+            console(stderr=True).print(
+                "Nothing to review: no staged change." if staged else "Nothing to review: no change since the base."
+            )
             return
         if fmt is Format.sarif:
             log = merge_sarif([client.send(api.as_sarif(call)) for call in calls])
@@ -203,7 +208,7 @@ def context(
         print_json(found.model_dump(mode="json"))
         return
     out = console()
-    out.print(f"[bold]{found.path}[/] ({found.language or 'unknown language'}) at {found.commit[:12]}")
+    out.print(f"[bold]{escape(found.path)}[/] ({found.language or 'unknown language'}) at {found.commit[:12]}")
     if found.domain:
         out.print(f"domain:  {found.domain.name} ({found.domain.path_prefix})")
     if found.segment:

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from services.api.responses import SEVERITIES, AnalysisResult, Convention, Severity
@@ -102,14 +103,15 @@ def findings_table(result: AnalysisResult) -> None:
         for f in result.findings:
             message = f.message + (f"\n→ {f.suggestion}" if f.suggestion else "")
             location = f"{f.path}:{f.start_line}" if f.start_line else f.path
-            table.add_row(f"[{SEVERITY_STYLE[f.severity]}]{f.severity}[/]", location, f.rule, message, f.id)
+            severity = f"[{SEVERITY_STYLE[f.severity]}]{f.severity}[/]"
+            table.add_row(severity, escape(location), escape(f.rule), escape(message), f.id)
         out.print(table)
     if result.findings:
         counts = {s: sum(f.severity == s for f in result.findings) for s in reversed(SEVERITIES)}
         summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         out.print(f"{len(result.findings)} finding(s): {summary}; {result.files_analyzed} file(s) analyzed.")
     for skipped in result.skipped:
-        console(stderr=True).print(f"skipped {skipped.path}: {skipped.reason}")
+        console(stderr=True).print(f"skipped {skipped.path}: {skipped.reason}", markup=False)
 
 
 def conventions_table(conventions: Sequence[Convention]) -> None:
@@ -119,5 +121,6 @@ def conventions_table(conventions: Sequence[Convention]) -> None:
     for c in conventions:
         scope = f"{c.scope.kind}:{c.scope.value}" if c.scope else ""
         share = f"{c.share:.0%}" if c.share is not None else ""
-        table.add_row(c.rule, scope, str(c.choice if c.choice is not None else ""), share, c.level, c.description)
+        choice = str(c.choice if c.choice is not None else "")
+        table.add_row(*(escape(cell) for cell in (c.rule, scope, choice, share, c.level, c.description)))
     console().print(table)

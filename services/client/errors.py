@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from pydantic import ValidationError
+
 
 class ApiError(Exception):
     """An answer outside 2xx (or no answer at all: ``status`` 0, code ``service_unavailable``)."""
@@ -27,3 +29,11 @@ class ApiError(Exception):
         # Not our error shape (a proxy's page, a crashed upstream): keep what can be said.
         code = "internal_error" if status >= 500 else "rate_limited" if status == 429 else "bad_request"
         return cls(status, code, reason or f"HTTP {status}", {"body": str(body)[:500]} if body else {})
+
+    @classmethod
+    def invalid(cls, exc: ValidationError) -> ApiError:
+        """A request model's refusal, before anything is sent, in the shape the gateway would answer."""
+        errors = exc.errors()
+        field = ".".join(str(part) for part in errors[0]["loc"]) if errors else ""
+        message = errors[0]["msg"] if errors else str(exc)
+        return cls(422, "validation_failed", f"invalid {field}: {message}", {"field": field})

@@ -16,7 +16,7 @@ from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from services.api import responses as r
 from services.api.schemas import ExternalFinding, Feedback
@@ -82,6 +82,8 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
             return failed(exc.body())
         except ConfigError as exc:
             return failed({"error": str(exc), "code": "not_authenticated", "details": {}})
+        except ValidationError as exc:
+            return failed(ApiError.invalid(exc).body())
 
     async def resolve(client: AsyncClient, repository: str | None, directory: str | Path | None) -> str:
         if repository:

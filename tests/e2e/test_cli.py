@@ -24,7 +24,7 @@ pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-SCHEMA = json.loads((Path(__file__).parent / "sarif" / "sarif-schema-2.1.0.json").read_text())
+SCHEMA = json.loads((ROOT / "tests" / "clients" / "sarif" / "sarif-schema-2.1.0.json").read_text())
 VOID_INVOICE = '\n\ndef voidInvoice(invoice_id: str) -> str:\n    """Void."""\n    return invoice_id\n'
 PLANTED_RULES = {"naming.case.function", "documentation.docstring.function", "idioms.print"}
 
