@@ -12,7 +12,7 @@ from __future__ import annotations
 from services.analyzer import learning, loading, repository
 from services.analyzer.deps import Deps
 from services.analyzer.state import LoadedRepo
-from services.contracts.v1 import indexer_pb2
+from services.contracts.v1 import analyzer_pb2, indexer_pb2
 from services.kit.errors import ServiceError, index_failed
 from services.kit.identity import can_access_owner, user_principal
 
@@ -144,3 +144,24 @@ async def index_status(deps: Deps, entry: LoadedRepo) -> indexer_pb2.IndexStatus
         return await deps.indexer.index_status(entry.id)
     except ServiceError:
         return None
+
+
+async def model_status(deps: Deps, ref: str) -> analyzer_pb2.ModelStatus:
+    """Which commit's model analyses of ``ref`` use, without learning anything.
+
+    Every replica re-reads the repository's model within ``CR_ANALYZER_CACHE_REVALIDATE_SECONDS``
+    of its change, and each analysis names the commit it used.
+    """
+    if not ref:
+        raise ServiceError("validation_failed", "repo is required", {"field": "repo"})
+    async with deps.db.session() as session:
+        row = await repository.repository_by_ref(session, ref)
+    if row is None or _allowed(row.owner, VIEW) is None:
+        remote = await deps.indexer.repository(row.id if row is not None else ref)  # repo_not_found for no access
+        if row is None:
+            return analyzer_pb2.ModelStatus(repository_id=remote.id)
+    if not row.model_id:
+        return analyzer_pb2.ModelStatus(repository_id=row.id, head_sha=row.head_sha)
+    return analyzer_pb2.ModelStatus(
+        repository_id=row.id, commit=row.model_commit, learned_at=row.learned_at, head_sha=row.head_sha
+    )

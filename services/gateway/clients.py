@@ -37,6 +37,7 @@ IDEMPOTENT = {
     "services.contracts.v1.AnalyzerService": [
         "GetReviewContext",
         "GetGlobalContext",
+        "GetModelStatus",
         "GetDashboard",
         "GetAuditResults",
         "GetAuditPreferences",

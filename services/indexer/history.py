@@ -28,6 +28,34 @@ FIX_PATTERN = re.compile(
 )
 
 
+# A release or version bump touches the changelog, the version module and whatever was last
+# changed: its file set is the calendar's, not a change's.
+RELEASE_PATTERN = re.compile(
+    r"^\s*(?:\[?release\]?\b|releas(?:e|ing)\s+v?\d|prepar(?:e|ing)\s+(?:for\s+)?(?:the\s+)?(?:\S+\s+)?release"
+    r"|(?:bump(?:ed)?\s+(?:the\s+)?version|version\s+bump)|bump\s+(?:to\s+)?v?\d+\.\d"
+    r"|chore\(release\)|v?\d+\.\d+(?:\.\d+)*(?:[-.+]?\w+)*\s*$)",
+    re.IGNORECASE,
+)
+# Bulk reformatting and tool sweeps: every file a formatter or linter touched changes "together".
+BULK_PATTERN = re.compile(
+    r"^\s*(?:style|fmt|format)(?:\(.*?\))?\s*:|^\s*(?:re-?)?format\s+(?:the\s+|all\s+)?(?:code|codebase|files|sources?)\b"
+    r"|\b(?:re-?format(?:ted|ting|s)?|(?:apply|run(?:ning)?|ran|update|upgrade)\s+(?:the\s+)?"
+    r"(?:black|isort|ruff|prettier|clang-format|gofmt|rustfmt|autopep8|yapf|pre-commit|pyupgrade|formatter)"
+    r"|pre-commit\s+autoupdate|trailing\s+whitespace|license\s+headers?|copyright\s+(?:year|headers?))\b",
+    re.IGNORECASE,
+)
+
+
+def change_sized(commit: CommitLike, max_files_per_commit: int = DEFAULT_MAX_FILES_PER_COMMIT) -> bool:
+    """Whether a commit is one change a reviewer would read as a unit: not too many files, not a
+    release or version bump, not a formatter or linter sweep (merges never reach here: ``read_log``
+    leaves them out). Only these teach which files change together."""
+    if len({f[0] for f in commit.files}) > max_files_per_commit:
+        return False
+    subject = commit.subject
+    return not (RELEASE_PATTERN.search(subject) or BULK_PATTERN.search(subject))
+
+
 class CommitLike(Protocol):
     @property
     def sha(self) -> str: ...
@@ -82,7 +110,7 @@ class CoChangeSuggestion(msgspec.Struct, frozen=True):
 
 class HistoryReport(msgspec.Struct):
     commits: int
-    huge_commits: int  # skipped for co-change because they touched too many files
+    huge_commits: int  # skipped for co-change: too many files, a release, a formatter sweep
     files: list[FileHistory]
     cochanges: list[CoChange]
     hot_spots: list[HotSpot]
@@ -153,15 +181,16 @@ def cochange_pairs(
 ) -> list[CoChange]:
     """Association rules ``source -> target`` in both directions, sorted by source then strength.
 
-    Commits touching more than ``max_files_per_commit`` files (mass reformatting, license
-    headers, vendoring) are ignored entirely, for the pairs and for the denominators, so they
-    neither create links nor dilute the confidence of real ones. Size is measured before
-    ``only_paths`` filtering: a huge commit stays huge even if most of its files are gone.
+    Only change-sized commits count (``change_sized``): those touching more than
+    ``max_files_per_commit`` files (mass reformatting, license headers, vendoring), releases and
+    formatter sweeps are ignored entirely, for the pairs and for the denominators, so they neither
+    create links nor dilute the confidence of real ones. Size is measured before ``only_paths``
+    filtering: a huge commit stays huge even if most of its files are gone.
     """
     file_commits: dict[str, int] = defaultdict(int)
     support: dict[tuple[str, str], int] = defaultdict(int)
     for commit in commits:
-        if len({f[0] for f in commit.files}) > max_files_per_commit:
+        if not change_sized(commit, max_files_per_commit):
             continue
         paths = sorted(_paths(commit, only_paths))
         for path in paths:
@@ -251,7 +280,7 @@ def summarize_history(
     """Everything above from one commit list (materialised once: it is iterated three times)."""
     commit_list = list(commits)
     files = file_histories(commit_list, only_paths=only_paths)
-    huge = sum(1 for c in commit_list if len({f[0] for f in c.files}) > max_files_per_commit)
+    huge = sum(1 for c in commit_list if not change_sized(c, max_files_per_commit))
     return HistoryReport(
         commits=len(commit_list),
         huge_commits=huge,

@@ -55,10 +55,12 @@ def test_routine_partners_and_low_lift_partners_are_told_apart() -> None:
 
 def test_partner_evidence_carries_base_rate_and_lift() -> None:
     model = _model(history_commits=40)
-    findings = check_change(["src/store.py", "CHANGELOG.rst"], [], model)
+    # Loose only until a replay of real pull requests measures it precise: PR comments stay quiet.
+    assert check_change(["src/store.py", "CHANGELOG.rst"], [], model) == []
+    findings = check_change(["src/store.py", "CHANGELOG.rst"], [], model, prefs=CheckPrefs(level=LOOSE))
 
-    assert [(f.rule, f.path, f.evidence.choice if f.evidence else "") for f in findings] == [
-        (cochange.RULE, "src/store.py", "src/api.py")
+    assert [(f.rule, f.path, f.evidence.choice if f.evidence else "", f.level) for f in findings] == [
+        (cochange.RULE, "src/store.py", "src/api.py", LOOSE)
     ]
     evidence = findings[0].evidence
     assert evidence is not None
@@ -101,7 +103,8 @@ def test_short_histories_use_no_base_rate() -> None:
     convs = cochange.learn(pairs, DEFAULT_THRESHOLDS)
 
     assert {(c.scope.value, c.rule) for c in convs} == {("a.py", cochange.RULE), ("b.py", cochange.RULE)}
-    assert "lift" not in check_change(["a.py"], [], ConventionModel(conventions=convs))[0].message
+    found = check_change(["a.py"], [], ConventionModel(conventions=convs), prefs=CheckPrefs(level=LOOSE))
+    assert "lift" not in found[0].message
 
 
 def test_a_pair_given_in_one_direction_is_judged_as_before() -> None:

@@ -133,8 +133,10 @@ def test_check_is_fast(model: ConventionModel) -> None:
 
 
 def test_change_flags_a_missed_cochange_partner(model: ConventionModel) -> None:
-    missed = check_change(["app/api/handler1.py"], [], model)
-    together = check_change(["app/api/handler1.py", "app/core/store1.py"], [], model)
+    loose = CheckPrefs(level="loose")
+    assert check_change(["app/api/handler1.py"], [], model) == []  # cochange.partner is loose only
+    missed = check_change(["app/api/handler1.py"], [], model, prefs=loose)
+    together = check_change(["app/api/handler1.py", "app/core/store1.py"], [], model, prefs=loose)
 
     assert [(f.rule, f.path, f.evidence.choice if f.evidence else "") for f in missed] == [
         ("cochange.partner", "app/api/handler1.py", "app/core/store1.py")

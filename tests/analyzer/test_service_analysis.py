@@ -224,6 +224,10 @@ async def test_pull_request_patch_without_content_is_applied_to_the_indexed_base
 
 async def test_pull_request_by_commits_and_change_level_findings(harness: Harness) -> None:
     repo = harness.indexer.repos["r-alice"]
+    # cochange.partner is loose by default; this repository holds it to the strict bar it had.
+    repo.files[".codereview.yml"] = (
+        b"version: 1\nthresholds:\n  cochange.partner: {strict: {min_share: 0.8, min_count: 3}}\n"
+    )
     invoice = repo.files["app/billing/invoice.py"] + b"\n\ndef void_invoice(invoice_id: str) -> str:\n"
     invoice += b'    """Void one invoice."""\n    return invoice_id\n'
     last = invoice.count(b"\n")

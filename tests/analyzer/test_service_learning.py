@@ -19,7 +19,7 @@ from services.kit.grpc_client import call
 from services.kit.inbox import EventConsumer
 from services.kit.outbox import envelope
 from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH
-from tests.analyzer.service_support import ALICE, Harness, doc, harness_fixture  # noqa: F401
+from tests.analyzer.service_support import ALICE, BOB, Harness, doc, harness_fixture  # noqa: F401
 
 
 @pytest.fixture
@@ -258,3 +258,20 @@ async def test_a_repository_that_fails_to_relearn_is_left_for_its_next_index(har
     assert row.schema == MODEL_SCHEMA_VERSION - 1
     result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
     assert result.commit  # still served by the old model
+
+
+async def test_model_status_names_the_served_commit_and_never_learns(harness: Harness, bus: Bus, consumers) -> None:
+    head = harness.indexer.repos["r-alice"].head
+    status = await call(harness.stub.GetModelStatus, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)
+    assert (status.repository_id, status.commit, status.learned_at) == ("r-alice", "", 0)
+    assert harness.indexer.calls["StreamFacts"] == 0  # asking did not learn
+
+    await publish_indexed(bus, head)
+    await wait_for(learned_at(harness, head))
+    status = await call(harness.stub.GetModelStatus, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)
+    assert (status.commit, status.head_sha) == (head, head)
+    assert status.learned_at > 0
+
+    with pytest.raises(ServiceError) as denied:
+        await call(harness.stub.GetModelStatus, analyzer_pb2.RepoRequest(repo="r-alice"), principal=BOB)
+    assert denied.value.code == "repo_not_found"

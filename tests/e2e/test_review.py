@@ -78,14 +78,10 @@ def indexed(system: RunningSystem, http: httpx.Client) -> Indexed:
         time.sleep(0.5)
     assert status["state"] == "ready", status
     assert status["head_sha"] == head
-    # The analyzer learns on the repository.indexed event; global_context answers once it has.
-    while time.monotonic() < deadline:
-        reply = request(http, "GET", f"/v1/repositories/{repo_id}/global_context", auth)
-        if reply.status_code == 200 and reply.json()["commit"] == head:
-            break
-        time.sleep(0.5)
-    else:
-        raise AssertionError(f"the analyzer did not learn the repository: {reply.text}")
+    # The analyzer learns on the repository.indexed event; the status shows its model's commit.
+    wait_learned(http, repo_id, head, auth)
+    context = ok(request(http, "GET", f"/v1/repositories/{repo_id}/global_context", auth))
+    assert context["commit"] == head
     return Indexed(repo_id, path, head, auth)
 
 
@@ -272,13 +268,15 @@ def test_preferences_apply_to_every_analysis(http: httpx.Client, indexed: Indexe
 
 
 def wait_learned(http: httpx.Client, repo_id: str, head: str, auth: dict[str, str], seconds: float = 120) -> None:
+    """Until index/status shows the analyzer's model at ``head`` (asking never makes it learn)."""
     deadline = time.monotonic() + seconds
+    status: dict = {}
     while time.monotonic() < deadline:
-        reply = request(http, "GET", f"/v1/repositories/{repo_id}/global_context", auth)
-        if reply.status_code == 200 and reply.json()["commit"] == head:
+        status = ok(request(http, "GET", f"/v1/repositories/{repo_id}/index/status", auth))
+        if status["model_commit"] == head:
             return
         time.sleep(0.3)
-    raise AssertionError(f"{head} was not learned: {reply.status_code} {reply.text[:300]}")
+    raise AssertionError(f"{head} was not learned: {status}")
 
 
 def test_an_analyzer_down_and_back_loses_no_indexed_event(system: RunningSystem, http: httpx.Client) -> None:
@@ -300,9 +298,11 @@ def test_an_analyzer_down_and_back_loses_no_indexed_event(system: RunningSystem,
     second = git(path, "rev-parse", "HEAD")
     ok(request(http, "POST", f"/v1/repositories/{repo_id}/index_repo", auth), 202)
     deadline = time.monotonic() + 120
-    while ok(request(http, "GET", f"/v1/repositories/{repo_id}/index/status", auth))["head_sha"] != second:
+    while (status := ok(request(http, "GET", f"/v1/repositories/{repo_id}/index/status", auth)))["head_sha"] != second:
         assert time.monotonic() < deadline, "the second index did not finish"
         time.sleep(0.3)
+    assert status["state"] == "ready"
+    assert status["model_commit"] is None  # the analyzer cannot say while it is down
     planted = {"path": PLANTED_PATH, "content": PLANTED}
     down = request(http, "POST", f"/v1/repositories/{repo_id}/analyze", auth, json=planted)
     assert_error(down, 503, "service_unavailable")

@@ -10,6 +10,7 @@ import pytest
 from services.indexer.git.log import Commit, FileChange
 from services.indexer.history import (
     CoChange,
+    change_sized,
     cochange_pairs,
     file_histories,
     hot_spots,
@@ -26,7 +27,7 @@ def c(sha: str, ts: int, subject: str, *files: tuple[str, int, int], who: str = 
 
 # newest first, as read_log yields them
 COMMITS = [
-    c("c6", 600, "Reformat everything", *[(f"f{i}.py", 1, 1) for i in range(40)], ("a.py", 1, 1), ("b.py", 1, 1)),
+    c("c6", 600, "Vendor the parser", *[(f"f{i}.py", 1, 1) for i in range(40)], ("a.py", 1, 1), ("b.py", 1, 1)),
     c("c5", 500, "fix: crash when config is empty", ("a.py", 3, 1), ("b.py", 1, 0), who="bob"),
     c("c4", 400, "Add feature", ("a.py", 10, 0), ("b.py", 5, 0), ("c.py", 2, 0)),
     c("c3", 300, "Refactor prefix handling", ("a.py", 1, 1), ("img.png", 0, 0), who="Bob"),
@@ -79,6 +80,42 @@ def test_cochange_pairs_ignore_huge_commits_and_go_both_ways() -> None:
     assert with_huge[("a.py", "b.py")] == CoChange("a.py", "b.py", 5, 0.8333)
     ordered = [r.target for r in cochange_pairs(COMMITS) if r.source == "a.py"]
     assert ordered == ["b.py", "c.py"]
+
+
+@pytest.mark.parametrize(
+    ("subject", "counted"),
+    [
+        ("Release 2.4.0", False),
+        ("v2.4.0", False),
+        ("Bump version to 2.5.0.dev0", False),
+        ("chore(release): 1.3.0", False),
+        ("Prepare the 3.1 release", False),
+        ("style: run black over the tests", False),
+        ("Reformat with ruff format", False),
+        ("[pre-commit.ci] pre-commit autoupdate", False),
+        ("Format code", False),
+        ("Fix release notes parsing", True),
+        ("Bump httpx from 0.27 to 0.28", True),
+        ("fix formatting of error messages", True),
+        ("Add a formatter for dates", True),
+    ],
+)
+def test_releases_and_formatter_sweeps_are_not_change_sized(subject: str, counted: bool) -> None:
+    assert change_sized(c("x", 1, subject, ("src/api.py", 3, 1), ("CHANGES.rst", 2, 0))) is counted
+
+
+def test_releases_teach_no_cochange() -> None:
+    # Each release touches the changelog and the version module with whatever changed last: three
+    # releases would otherwise make them partners of everything.
+    commits = [
+        c("r3", 900, "Release 1.3.0", ("CHANGES.rst", 5, 0), ("src/version.py", 1, 1), ("src/io.py", 1, 0)),
+        c("r2", 800, "Release 1.2.0", ("CHANGES.rst", 5, 0), ("src/version.py", 1, 1), ("src/io.py", 2, 0)),
+        c("f2", 700, "Read gzip files", ("src/io.py", 9, 2), ("tests/test_io.py", 20, 0)),
+        c("f1", 600, "Stream large files", ("src/io.py", 9, 2), ("tests/test_io.py", 20, 0)),
+    ]
+    rules = {(r.source, r.target) for r in cochange_pairs(commits)}
+    assert rules == {("src/io.py", "tests/test_io.py"), ("tests/test_io.py", "src/io.py")}
+    assert summarize_history(commits).huge_commits == 2  # left out of the base rates too
 
 
 def test_hot_spots_rank_by_documented_score() -> None:

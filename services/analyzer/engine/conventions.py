@@ -26,7 +26,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 4: facts in source order, overrides of foreign base classes not counted as names, a same-choice
 #    directory with a habit of its own no longer demotes the repository, own package and
 #    standard-library modules not competing libraries, re-raising handlers not counted.
-MODEL_SCHEMA_VERSION = 4
+# 5: cochange.partner loose only.
+MODEL_SCHEMA_VERSION = 5
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

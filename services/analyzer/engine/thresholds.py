@@ -104,6 +104,10 @@ DEFAULT_THRESHOLDS = Thresholds(
         # bench.cochange sweep of 2026-11-23 (docs/review.md): partner with lift >= 3 (cochange.MIN_LIFT),
         # strict precision 0.76 (0.90 not reachable); routine (partner in >= 90% of commits) 0.92.
         "cochange": _bar((0.80, 3), (0.60, 3)),
+        # Loose only: 0 of 16 partner findings on real pull requests were fair comments (issue #11)
+        # and the sweep's 0.76 is short of 0.90; strict again once a replay of real pull-request
+        # histories measures it precise (a repository can still raise it in .codereview.yml).
+        "cochange.partner": _bar((1.01, 1_000_000), (0.60, 3)),
         "cochange.routine": _bar((0.80, 3), (0.60, 3)),
         "external": _bar((0.0, 5), (0.0, 3)),
     }

@@ -41,6 +41,37 @@ class RepoRequest(_message.Message):
 Global___RepoRequest: _TypeAlias = RepoRequest  # noqa: Y015
 
 @_typing.final
+class ModelStatus(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    LEARNED_AT_FIELD_NUMBER: _builtins.int
+    HEAD_SHA_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    commit: _builtins.str
+    """of the model analyses use; "" before the first one is learned"""
+    learned_at: _builtins.int
+    """ms since the epoch, 0 with no model"""
+    head_sha: _builtins.str
+    """the last indexed head the analyzer has heard of"""
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        learned_at: _builtins.int = ...,
+        head_sha: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "head_sha", b"head_sha", "learned_at", b"learned_at", "repository_id", b"repository_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ModelStatus: _TypeAlias = ModelStatus  # noqa: Y015
+
+@_typing.final
 class AnalyzeFileRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

@@ -60,6 +60,11 @@ class AnalyzerServiceStub:
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
                 response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
                 _registered_method=True)
+        self.GetModelStatus = channel.unary_unary(
+                '/services.contracts.v1.AnalyzerService/GetModelStatus',
+                request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.ModelStatus.FromString,
+                _registered_method=True)
         self.ReportFindings = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/ReportFindings',
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.ReportFindingsRequest.SerializeToString,
@@ -116,6 +121,13 @@ class AnalyzerServiceServicer:
 
     def GetGlobalContext(self, request, context):
         """Missing associated documentation comment in .proto file."""
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetModelStatus(self, request, context):
+        """The commit whose model analyses use; never learns (index/status shows it beside the head).
+        """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
@@ -177,6 +189,11 @@ def add_AnalyzerServiceServicer_to_server(servicer, server):
                     servicer.GetGlobalContext,
                     request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.FromString,
                     response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+            ),
+            'GetModelStatus': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetModelStatus,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.ModelStatus.SerializeToString,
             ),
             'ReportFindings': grpc.unary_unary_rpc_method_handler(
                     servicer.ReportFindings,
@@ -339,6 +356,33 @@ class AnalyzerService:
             '/services.contracts.v1.AnalyzerService/GetGlobalContext',
             services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
             services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetModelStatus(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/services.contracts.v1.AnalyzerService/GetModelStatus',
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.ModelStatus.FromString,
             options,
             channel_credentials,
             insecure,

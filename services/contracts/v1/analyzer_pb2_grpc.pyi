@@ -39,6 +39,8 @@ class AnalyzerServiceStub:
     ReviewChangeset: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewChangesetRequest, _analyzer_pb2.AnalysisResult]
     GetReviewContext: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewContextRequest, _common_pb2.JsonDocument]
     GetGlobalContext: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]
+    GetModelStatus: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.ModelStatus]
+    """The commit whose model analyses use; never learns (index/status shows it beside the head)."""
     ReportFindings: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReportFindingsRequest, _analyzer_pb2.ReportFindingsResponse]
     GetDashboard: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]
     GetAuditResults: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.AuditResultsRequest, _common_pb2.JsonDocument]
@@ -53,6 +55,8 @@ class AnalyzerServiceAsyncStub(AnalyzerServiceStub):
     ReviewChangeset: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewChangesetRequest, _analyzer_pb2.AnalysisResult]  # type: ignore[assignment]
     GetReviewContext: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewContextRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
     GetGlobalContext: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
+    GetModelStatus: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.ModelStatus]  # type: ignore[assignment]
+    """The commit whose model analyses use; never learns (index/status shows it beside the head)."""
     ReportFindings: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReportFindingsRequest, _analyzer_pb2.ReportFindingsResponse]  # type: ignore[assignment]
     GetDashboard: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
     GetAuditResults: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.AuditResultsRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
@@ -94,6 +98,14 @@ class AnalyzerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _analyzer_pb2.RepoRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+
+    @_abc_1.abstractmethod
+    def GetModelStatus(
+        self,
+        request: _analyzer_pb2.RepoRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_analyzer_pb2.ModelStatus, _abc.Awaitable[_analyzer_pb2.ModelStatus]]:
+        """The commit whose model analyses use; never learns (index/status shows it beside the head)."""
 
     @_abc_1.abstractmethod
     def ReportFindings(

@@ -7,10 +7,10 @@ from typing import Any
 from fastapi import APIRouter, Response
 
 from services.api.schemas import CreateRepository, HostIndex
-from services.contracts.v1 import common_pb2, indexer_pb2
+from services.contracts.v1 import analyzer_pb2, common_pb2, indexer_pb2
 from services.gateway import params
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
-from services.kit.grpc_client import call
+from services.kit.grpc_client import RemoteError, call
 
 router = APIRouter(prefix="/repositories", tags=["repositories"])
 
@@ -75,7 +75,18 @@ async def index_repo(
 @router.get("/{repo_id}/index/status", summary="Index state and head SHA of the last successful index")
 async def index_status(repo_id: str, principal: PrincipalDep, clients: ClientsDep) -> dict[str, Any]:
     request = indexer_pb2.GetRepositoryRequest(repo=repo_ref(repo_id))
-    return to_dict(await call(clients.indexer.GetIndexStatus, request, principal=principal))
+    status = to_dict(await call(clients.indexer.GetIndexStatus, request, principal=principal))
+    # `ready` is the indexer's: the analyzer learns the new head from its event a moment later, so
+    # the commit of the model analyses use is shown beside the head (null when the analyzer
+    # cannot say right now); reviews of the new head are due when the two agree.
+    try:
+        model = await call(
+            clients.analyzer.GetModelStatus, analyzer_pb2.RepoRequest(repo=request.repo), principal=principal
+        )
+        status["model_commit"] = model.commit
+    except RemoteError:
+        status["model_commit"] = None
+    return status
 
 
 async def _read(method: Any, repo_id: str, principal: Any, path: str = "", limit: int = 0, cursor: str = "") -> Any:
