@@ -41,6 +41,7 @@ _COMPATIBLE: dict[str, frozenset[str]] = {
 # stay attached to the word before them so "utf8Decode" round-trips through snake_case.
 _WORD = re.compile(r"[A-Z]+(?=[A-Z][a-z])\d*|[A-Z]?[a-z]+\d*|[A-Z]+\d*|\d+")
 _SEPARATORS = re.compile(r"[_\-.\s]+")
+_PARTS = re.compile(r"[^_\-.\s]+")
 
 
 def _strip(name: str) -> tuple[str, str, str]:
@@ -141,17 +142,35 @@ def convert(name: str, style: str, acronyms: frozenset[str] = frozenset()) -> st
 
 
 def replace_word(name: str, index: int, replacement: str, acronyms: frozenset[str] = frozenset()) -> str:
-    """``name`` with its ``index``-th word replaced, keeping the name's own style."""
+    """``name`` with its ``index``-th word replaced, keeping the name's own style.
+
+    The other words stay as written (``headerOTP`` keeps ``OTP``, ``Session_startdir`` its mixed
+    shape), except that capitalised words the repository writes as acronyms are spelled so; the
+    new word takes the case of the word it replaces.
+    """
     lead, core, trail = _strip(name)
-    parts = list(words(core))
-    if not 0 <= index < len(parts):
+    spans = [
+        (part.start() + m.start(), part.start() + m.end())
+        for part in _PARTS.finditer(core)
+        for m in _WORD.finditer(part.group())
+    ]
+    if not 0 <= index < len(spans):
         return name
-    parts[index] = replacement
-    style = case_style(core)
-    if style == FLAT:
-        return lead + "".join(parts) + trail
-    if style == UPPER_FLAT:
-        return lead + "".join(p.upper() for p in parts) + trail
-    if style not in DEFINITE_STYLES:
-        style = SNAKE
-    return lead + render(parts, style, acronyms) + trail
+    out: list[str] = []
+    at = 0
+    for i, (start, end) in enumerate(spans):
+        out.append(core[at:start])
+        word = core[start:end]
+        if i == index:
+            if len(word) > 1 and word.isupper():
+                word = replacement.upper()
+            elif word[:1].isupper():
+                word = _title(replacement, acronyms)
+            else:
+                word = replacement
+        elif word[:1].isupper() and word.lower() in acronyms:
+            word = word.upper()
+        out.append(word)
+        at = end
+    out.append(core[at:])
+    return lead + "".join(out) + trail

@@ -75,6 +75,7 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "number": ("num", "nr"),
     "object": ("obj",),
     "operation": ("op",),
+    "original": ("orig",),  # never `origin`, though a repository writing both reads it so
     "package": ("pkg",),
     "parameter": ("param",),
     "password": ("passwd", "pwd"),
@@ -246,9 +247,17 @@ def prefix_of(short: str, word: str) -> bool:
     return 3 <= len(short) <= len(word) - 2 and word.startswith(short) and short[-1] not in _VOWELS
 
 
+# A stem this short cut before an ending this long is how short forms are made (sess-ion,
+# inst-ance, hist-ory), not a word of its own as inspect-or and lint-er are.
+_SHORT_STEM, _LONG_ENDING = 4, 3
+
+
 def stem_of(short: str, word: str) -> bool:
-    """``word`` is ``short`` plus a suffix (inspect-or, hist-ory): ``short`` is a word itself."""
-    return word.startswith(short) and word[len(short) :] in SUFFIXES
+    """``word`` is ``short`` plus a suffix (inspect-or, lint-er): ``short`` is a word itself."""
+    rest = word[len(short) :]
+    if not (word.startswith(short) and rest in SUFFIXES):
+        return False
+    return len(short) > _SHORT_STEM or len(rest) < _LONG_ENDING
 
 
 def drops_letters(short: str, word: str) -> bool:

@@ -140,6 +140,9 @@ def _expand(short: str, vocab: dict[str, int], initials: dict[str, list[tuple[st
     if short in COMMON_WORDS or short in ABBREVIATIONS:
         return None
     pool = initials.get(short[0], ())
+    respelled = {w for sp, w in pool if sp == short and sp != w}  # xform: transform written short
+    if respelled:
+        return _family(respelled)
     prefixed = {w for sp, w in pool if prefix_of(short, sp)}
     if any(stem_of(short, w) for w in prefixed):
         return None
