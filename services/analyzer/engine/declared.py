@@ -177,21 +177,33 @@ def _style(options: dict[str, str], key: str) -> dict[str, str]:
 
 def scoped(values: dict[str, Declared | None]) -> list[tuple[str, Declared]]:
     """(directory, value): "" for the language scope, then directories that mostly differ."""
-    counts: dict[str, Counter[Declared | None]] = {}
+    kinds: dict[Declared | None, int] = {}  # values counted as small ints: hashing them is the cost
+    order: list[Declared | None] = []
+    chains: dict[str, list[str]] = {}
+    counts: dict[str, Counter[int]] = {}
     for path, value in values.items():
-        for d in ["", *_ancestors(path)]:
-            counts.setdefault(d, Counter())[value] += 1
-    chosen: dict[str, Declared | None] = {}
+        kind = kinds.setdefault(value, len(order))
+        if kind == len(order):
+            order.append(value)
+        directory = posixpath.dirname(path)
+        chain = chains.get(directory)
+        if chain is None:
+            chain = chains[directory] = ["", *_ancestors(path)]
+        for d in chain:
+            counts.setdefault(d, Counter())[kind] += 1
+    keys = [v.sort_key if v is not None else ("", "", "") for v in order]
+    chosen: dict[str, int] = {}
     out: list[tuple[str, Declared]] = []
     for d in sorted(counts, key=lambda x: (x.count("/") + 1 if x else 0, x)):
-        best = max(counts[d].items(), key=lambda kv: (kv[1], kv[0].sort_key if kv[0] else ("", "", "")))[0]
+        best = max(counts[d].items(), key=lambda kv: (kv[1], keys[kv[0]]))[0]
         if d:
-            inherited = next((chosen[a] for a in _ancestors(d) if a in chosen), chosen.get(""))
+            inherited = next((chosen[a] for a in _ancestors(d + "/x") if a in chosen), chosen.get(""))
             if best == inherited:
                 continue
         chosen[d] = best
-        if best is not None:
-            out.append((d, best))
+        value = order[best]
+        if value is not None:
+            out.append((d, value))
     return out
 
 
