@@ -25,18 +25,29 @@ def encode_cursor(kind: str, value: str) -> str:
     return base64.urlsafe_b64encode(f"{kind}:{value}".encode()).decode()
 
 
+def _parts(cursor: str) -> tuple[str, str]:
+    """A cursor's (kind, value), or ``ValueError``."""
+    if len(cursor) > MAX_CURSOR_LENGTH:
+        raise ValueError("cursor is too long")
+    try:
+        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode()
+    except (ValueError, binascii.Error, UnicodeError):
+        raise ValueError("invalid cursor") from None
+    kind, sep, value = text.partition(":")
+    if not sep or not kind.isalpha():
+        raise ValueError("invalid cursor")
+    return kind, value
+
+
 def decode_cursor(cursor: str, kind: str) -> str | None:
     """The value a cursor of ``kind`` carries; ``None`` for no cursor (the first page)."""
     if not cursor:
         return None
-    if len(cursor) > MAX_CURSOR_LENGTH:
-        raise invalid_cursor("cursor is too long")
     try:
-        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode()
-    except (ValueError, binascii.Error, UnicodeError):
-        raise invalid_cursor() from None
-    found, sep, value = text.partition(":")
-    if not sep or found != kind:
+        found, value = _parts(cursor)
+    except ValueError as exc:
+        raise invalid_cursor(str(exc)) from None
+    if found != kind:
         raise invalid_cursor()
     return value
 
@@ -61,15 +72,6 @@ def check_limit(limit: int, default: int, maximum: int) -> int:
 def cursor_syntax(cursor: str) -> str:
     """What any cursor must look like, whichever listing issued it (the gateway's check):
     ``ValueError`` otherwise, so a garbled cursor is refused before it reaches a service."""
-    if not cursor:
-        return cursor
-    if len(cursor) > MAX_CURSOR_LENGTH:
-        raise ValueError("cursor is too long")
-    try:
-        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode()
-    except (ValueError, binascii.Error, UnicodeError):
-        raise ValueError("invalid cursor") from None
-    kind, sep, _ = text.partition(":")
-    if not sep or not kind.isalpha():
-        raise ValueError("invalid cursor")
+    if cursor:
+        _parts(cursor)
     return cursor
