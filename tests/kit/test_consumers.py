@@ -74,3 +74,14 @@ async def test_consumer_survives_a_handler_that_raises(bus: Bus) -> None:
     finally:
         consumer.stop()
         await asyncio.wait_for(task, 5)
+
+
+async def test_an_existing_durable_takes_the_declared_ack_wait(bus: Bus) -> None:
+    # Deployments made before the heartbeats have durables with ack waits of minutes: the next
+    # start must bring them down, or a crashed worker's job still waits that long.
+    old = DurableConsumer(bus, INDEX_JOBS, "jobs", SUBJECT_INDEX_JOB, service="test", ack_wait=660)
+    await old._subscribe()
+    new = DurableConsumer(bus, INDEX_JOBS, "jobs", SUBJECT_INDEX_JOB, service="test", ack_wait=30)
+    await new._subscribe()
+    info = await bus.js.consumer_info(bus.stream_name(INDEX_JOBS), "jobs")
+    assert info.config.ack_wait == 30
