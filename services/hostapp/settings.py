@@ -24,8 +24,9 @@ class HostAppSettings(ServiceSettings):
     fail_on: str = "error"
     max_review_comments: int = 50
 
-    # The PR job worker (durable pull consumer on the PR_JOBS work queue).
-    job_ack_wait_seconds: float = 60.0
+    # The PR job worker (durable pull consumer on the PR_JOBS work queue). Jobs heartbeat while
+    # they run, so this bounds how soon a crashed worker's job goes to another, not a job's length.
+    job_ack_wait_seconds: float = 30.0
     job_max_deliver: int = 10
     job_retry_delay_seconds: float = 5.0
     # A job waiting for its repository's first index gives up after this long.
