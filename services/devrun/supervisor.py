@@ -146,8 +146,15 @@ class Supervisor:
                 how = describe_exit(proc.returncode)
                 self.say("system", f"{program.name} {how} after {uptime:.0f} s; restarting in {delay:.0f} s")
             elif program.restart_at is not None and now >= program.restart_at:
-                program.restarts += 1
-                self._spawn(program)
+                try:
+                    self._spawn(program)
+                except (OSError, subprocess.SubprocessError) as exc:
+                    program.crashes += 1
+                    delay = self.backoff.delay(program.crashes)
+                    program.restart_at = now + delay
+                    self.say("system", f"{program.name} could not start ({exc}); retrying in {delay:.0f} s")
+                else:
+                    program.restarts += 1
 
     def run(self, poll: float = 0.2) -> None:
         """Supervise until :meth:`request_stop`, then stop every child."""
@@ -162,11 +169,14 @@ class Supervisor:
         self.stopping.set()
 
     def shutdown(self, grace: float = 15.0) -> None:
-        """SIGTERM every child's group, wait up to ``grace``, then SIGKILL what is left."""
+        """SIGTERM every child, wait up to ``grace``, then SIGKILL what is left of its group.
+
+        Only the child itself is asked to stop (as Kubernetes signals a container's main process):
+        it stops its own workers in order, which a signal to the whole group would kill under it."""
         running = [p.proc for p in self.programs if p.proc is not None]
         for proc in running:
             if proc.poll() is None:
-                self._kill_group(proc, signal.SIGTERM)
+                proc.send_signal(signal.SIGTERM)
         deadline = time.monotonic() + grace
         for proc in running:
             with contextlib.suppress(subprocess.TimeoutExpired):
