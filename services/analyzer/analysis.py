@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from services.analyzer import preferences, repos, results
+from services.analyzer import preferences, replacements, repos, results
 from services.analyzer.deps import Deps
 from services.analyzer.diffs import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
 from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
@@ -91,9 +91,12 @@ async def _run(deps: Deps, entry: LoadedRepo, targets: list[Target], *, change_l
     max_bytes = deps.settings.max_file_bytes
     if len(targets) == 1 and not change_level:
         return review(entry, entry.model, targets, prefs, max_bytes=max_bytes, change_level=False)
-    return await asyncio.to_thread(
+    outcome = await asyncio.to_thread(
         review, entry, entry.model, targets, prefs, max_bytes=max_bytes, change_level=change_level
     )
+    if change_level:
+        await replacements.drop_replaced(deps, entry, targets, outcome)
+    return outcome
 
 
 async def _indexed(deps: Deps, entry: LoadedRepo, path: str) -> Target:

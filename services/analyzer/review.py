@@ -44,6 +44,7 @@ class Outcome:
     findings: list[Finding] = field(default_factory=list)
     analyzed: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
+    facts: dict[str, FileFacts] = field(default_factory=dict)  # of the files reviewed, head side
 
 
 def usable_facts(facts: FileFacts | None, path: str) -> FileFacts | None:
@@ -89,6 +90,7 @@ def review(
             continue
         out.findings.extend(check(facts, text_of(t.data), model, changed_lines=t.changed, prefs=check_prefs))
         out.analyzed.append(t.path)
+        out.facts[t.path] = facts
     if change_level:
         live = [t for t in targets if t.status != "deleted" and not prefs.ignores_path(t.path)]
         out.findings.extend(

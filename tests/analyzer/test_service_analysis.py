@@ -335,3 +335,38 @@ async def test_organization_roles_and_an_owner_the_indexer_changed(harness: Harn
     with pytest.raises(ServiceError) as err:
         await analyze(harness)
     assert err.value.code == "repo_not_found"
+
+
+def _swap_logging(source: bytes, keep: bool) -> tuple[bytes, str]:
+    """The file with ``loguru`` imported (instead of ``logging`` unless ``keep``) and its patch."""
+    old = b"import logging\n"
+    new = b"import logging\nfrom loguru import logger\n" if keep else b"from loguru import logger\n"
+    line = source[: source.index(old)].count(b"\n") + 1
+    before = " import logging\n" if keep else "-import logging\n"
+    patch = f"@@ -{line},1 +{line},{2 if keep else 1} @@\n{before}+from loguru import logger\n"
+    return source.replace(old, new, 1), patch
+
+
+async def test_a_change_that_replaces_the_settled_library_is_not_told_to_keep_it(harness: Harness) -> None:
+    repo = harness.indexer.repos["r-alice"]
+    path = "app/billing/invoice.py"
+    replaced, patch = _swap_logging(repo.files[path], keep=False)
+    await call(harness.stub.GetGlobalContext, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)  # learn
+    fetched = harness.indexer.calls["GetFile"]
+    request = analyzer_pb2.AnalyzePullRequestRequest(
+        repo="r-alice",
+        files=[analyzer_pb2.FilePatch(path=path, status="modified", patch=patch, content=replaced)],
+    )
+    result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
+    assert not any(f.rule == "dependencies.library.logging" for f in result.findings)
+    assert harness.indexer.calls["GetFile"] == fetched + 1  # the base, fetched for the library finding
+
+    # Adding loguru next to logging replaces nothing: the question stands.
+    added, patch = _swap_logging(repo.files[path], keep=True)
+    request = analyzer_pb2.AnalyzePullRequestRequest(
+        repo="r-alice",
+        files=[analyzer_pb2.FilePatch(path=path, status="modified", patch=patch, content=added)],
+    )
+    result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
+    [finding] = [f for f in result.findings if f.rule == "dependencies.library.logging"]
+    assert evidence(finding)["choice"] == "logging"

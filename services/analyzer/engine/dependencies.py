@@ -10,7 +10,7 @@ from collections import Counter
 
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, make
-from services.analyzer.engine.findings import WARNING
+from services.analyzer.engine.findings import WARNING, Finding
 from services.analyzer.engine.layering import module_map
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
 from services.analyzer.engine.libraries import classify, jobs_for
@@ -173,3 +173,33 @@ def check(fc: FileCheck) -> None:
                 key=label,
                 detail={"library": label, "job": job},
             )
+
+
+def replaced_jobs(base: FileFacts, head: FileFacts, modules: dict[str, str]) -> set[tuple[str, str]]:
+    """(job, settled library) pairs a change replaced in one file: the base imported the library,
+    the head imports none of it but another library for the same job (a migration from
+    ``unittest`` to ``pytest`` file by file). Findings that the change "imports `pytest` where the
+    repository uses `unittest`" question a decision the change states plainly."""
+    tops = local_tops(modules)
+    before, after = file_choices(base, tops), file_choices(head, tops)
+    return {
+        (job, label)
+        for job, labels in before.items()
+        for label in labels
+        if label not in after.get(job, {}) and any(other != label for other in after.get(job, {}))
+    }
+
+
+def keep_unless_replaced(findings: list[Finding], replaced: set[tuple[str, str]]) -> list[Finding]:
+    """Drop job findings whose settled choice the change itself replaced (in any of its files)."""
+    if not replaced:
+        return findings
+    return [
+        f
+        for f in findings
+        if not (
+            f.rule.startswith(PREFIX)
+            and f.evidence is not None
+            and (f.rule[len(PREFIX) :], f.evidence.choice) in replaced
+        )
+    ]
