@@ -53,8 +53,9 @@ def _prepare(stack: list) -> SystemLayout:
         typer.echo(f"starting embedded NATS with JetStream on 127.0.0.1:{nats.port}")
         nats_url = nats.start()
         stack.append(nats.stop)
+    host = os.environ.get("CR_GATEWAY_HOST") or os.environ.get("CR_BIND_HOST") or "127.0.0.1"
     port = int(os.environ.get("CR_GATEWAY_PORT", "0") or 0) or stable_port(
-        RUN_DIR / "gateway.port", FIRST_GATEWAY_PORT, os.environ.get("CR_GATEWAY_HOST") or "127.0.0.1"
+        RUN_DIR / "gateway.port", FIRST_GATEWAY_PORT, host
     )
     # A local run may index repositories under the user's home unless told otherwise.
     extra = {} if os.environ.get("CR_INDEXER_ALLOWED_ROOTS") else {"CR_INDEXER_ALLOWED_ROOTS": str(Path.home())}
@@ -75,15 +76,15 @@ def _migrate(layout: SystemLayout) -> None:
 
 
 def next_steps(url: str, allowed_roots: str) -> str:
-    python = Path(sys.executable)
+    codereview = Path(sys.executable).with_name("codereview")
     with contextlib.suppress(ValueError):
-        python = python.relative_to(Path.cwd())
+        codereview = codereview.relative_to(Path.cwd())
     return f"""
   gateway ready: {url}   (Ctrl-C stops everything)
 
   Next steps (README.md explains them):
     1. a user and its access token:
-       {python} -m services.billing.admin create-user alice --org acme
+       {codereview} admin create-user alice --org acme
     2. register a git repository under {allowed_roots} and index it:
        H="Authorization: Bearer crp_..."; G={url}
        curl -H "$H" -H 'content-type: application/json' -d '{{"path": "/abs/path/to/repo"}}' $G/v1/repositories
