@@ -17,6 +17,7 @@ from services.analyzer import learning, repository
 from services.analyzer.deps import Deps
 from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
 from services.kit.db import try_advisory_lock
+from services.kit.supervision import beat, idle
 
 log = logging.getLogger(__name__)
 
@@ -29,7 +30,8 @@ _RETRY_WAIT_SECONDS = 60.0
 async def relearn_in_background(deps: Deps) -> None:
     """The start-up task: a few passes, apart, until one has nothing left that failed."""
     for attempt in range(_PASSES):
-        await asyncio.sleep(_FIRST_WAIT_SECONDS if attempt == 0 else _RETRY_WAIT_SECONDS)
+        with idle():
+            await asyncio.sleep(_FIRST_WAIT_SECONDS if attempt == 0 else _RETRY_WAIT_SECONDS)
         done, failed = await relearn_outdated(deps)
         if done or failed:
             log.info("engine version %d: %d models relearned, %d failed", MODEL_SCHEMA_VERSION, done, failed)
@@ -46,6 +48,7 @@ async def relearn_outdated(deps: Deps) -> tuple[int, int]:
             rows = await repository.outdated_models(session, MODEL_SCHEMA_VERSION, _BATCH, exclude=failed)
         learned = 0
         for row in rows:
+            beat()
             try:
                 learned += await _relearn(deps, row.id, owner=row.owner, full_name=row.full_name)
             except Exception:  # the old model keeps serving; the next index relearns it

@@ -73,8 +73,10 @@ class _Loop:
     def healthy(self, now: float) -> bool:
         if self.state == "done":
             return True
-        # Running and heard from since its (re)start, or waiting for work.
-        return self.state == "running" and (self.beats > 0 or self.idle > 0) and not self.stalled(now)
+        # Running and heard from since its (re)start, or waiting for work; a loop that cannot
+        # beat (no stall_after) only has to be running.
+        heard = self.beats > 0 or self.idle > 0 or self.stall_after is None
+        return self.state == "running" and heard and not self.stalled(now)
 
 
 _current: ContextVar[tuple[_Loop, Callable[[], float]] | None] = ContextVar("supervised_loop", default=None)

@@ -9,6 +9,7 @@ three minutes on two cores (select it with ``-m faults``, leave it out with ``-m
 
 from __future__ import annotations
 
+import shutil
 import signal
 import tempfile
 import time
@@ -237,3 +238,5 @@ def world() -> Iterator[World]:
     finally:
         nats.stop()
         pg.stop()
+        for bulky in ("pg", "nats", "data", "repos"):  # the logs stay, for a failure's post-mortem
+            shutil.rmtree(work / bulky, ignore_errors=True)

@@ -120,8 +120,12 @@ async def test_idle_loops_and_finished_passes_are_healthy() -> None:
     async def one_pass() -> None:
         beat()
 
+    async def long_pass() -> None:  # cannot beat (its work has its own limit): running is enough
+        await asyncio.Event().wait()
+
     sup.add("waiting", waiting, stall_after=5)
     sup.add("one-pass", one_pass, once=True)
+    sup.add("long-pass", long_pass, once=True, stall_after=None)
     task = await run(sup)
     try:
         await until(lambda: sup.loops["one-pass"].state == "done" and waiting_started.is_set(), what="started")
