@@ -58,8 +58,9 @@ async def wait_for(predicate, timeout: float = 20.0) -> None:  # type: ignore[no
 
 def learned_at(harness: Harness, head: str) -> Callable[[], Awaitable[bool]]:
     async def learned() -> bool:
+        # The replica serves the new model before its transaction commits: wait for the row too.
         entry = harness.deps.cache.get("r-alice")
-        return entry is not None and entry.commit == head
+        return entry is not None and entry.commit == head and any(m.commit == head for m in await models(harness))
 
     return learned
 
@@ -73,8 +74,7 @@ async def test_indexed_event_learns_and_stores_the_model_per_commit(harness: Har
     head = harness.indexer.repos["r-alice"].head
 
     async def learned() -> bool:
-        entry = harness.deps.cache.get("r-alice")
-        return entry is not None and entry.commit == head
+        return await learned_at(harness, head)()
 
     await publish_indexed(bus, head)
     await wait_for(learned)
