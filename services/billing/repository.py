@@ -89,21 +89,14 @@ async def revoke_token(session: AsyncSession, token_id: str, at: int) -> None:
     )
 
 
-async def memberships_of(session: AsyncSession, user_id: str) -> list[tuple[Membership, Organization]]:
+async def memberships_of(
+    session: AsyncSession, user_id: str, status: str = "active"
+) -> list[tuple[Membership, Organization]]:
+    """The user's memberships in that status (``invited``: their pending invitations)."""
     rows = await session.execute(
         select(Membership, Organization)
         .join(Organization, Organization.id == Membership.org_id)
-        .where(Membership.user_id == user_id, Membership.status == "active")
-        .order_by(Organization.name)
-    )
-    return [(m, o) for m, o in rows.all()]
-
-
-async def invitations_of(session: AsyncSession, user_id: str) -> list[tuple[Membership, Organization]]:
-    rows = await session.execute(
-        select(Membership, Organization)
-        .join(Organization, Organization.id == Membership.org_id)
-        .where(Membership.user_id == user_id, Membership.status == "invited")
+        .where(Membership.user_id == user_id, Membership.status == status)
         .order_by(Organization.name)
     )
     return [(m, o) for m, o in rows.all()]

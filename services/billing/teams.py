@@ -144,7 +144,7 @@ def invitation_message(membership: Membership, org: Organization) -> billing_pb2
 async def invitations(session: AsyncSession, principal: common_pb2.Principal) -> billing_pb2.ListInvitationsResponse:
     """The caller's pending invitations (its active memberships are in the principal)."""
     reply = billing_pb2.ListInvitationsResponse()
-    for membership, org in await repo.invitations_of(session, principal.user_id):
+    for membership, org in await repo.memberships_of(session, principal.user_id, "invited"):
         reply.invitations.append(invitation_message(membership, org))
     return reply
 
