@@ -206,7 +206,13 @@ def _r(a: int, b: int) -> str:
     return f"{a / b:.2f}" if b else "-"
 
 
-def report(tallies: list[Tally], args: argparse.Namespace) -> dict[str, Any]:
+def report(tallies: list[Tally], args: argparse.Namespace, quiet: bool = False) -> dict[str, Any]:
+    if quiet:  # the JSON only, written after each repository so that a cut-short run keeps its part
+        import contextlib
+        import io
+
+        with contextlib.redirect_stdout(io.StringIO()):
+            return report(tallies, args)
     print(
         f"\nreal-change replay: {args.commits} first-parent commits per repository before the last "
         f"{args.followup} (follow-up window), learning every {args.window} commit(s), strict level"
@@ -298,6 +304,9 @@ def main(argv: list[str] | None = None) -> int:
     for corpus in repos.corpora(wanted):
         t0 = time.perf_counter()
         tallies.append(replay(corpus, args.commits, args.followup, args.window, args.examples))
+        partial = Path(args.out).with_suffix(".partial.json")
+        partial.parent.mkdir(parents=True, exist_ok=True)
+        partial.write_text(json.dumps(report(tallies, args, quiet=True), indent=1, sort_keys=True))
         print(f"  {corpus.name}: {tallies[-1].commits} changes, {time.perf_counter() - t0:.0f} s", file=sys.stderr)
     if not tallies:
         print("no repository available: see bench/README.md (CR_BENCH_REPOS)", file=sys.stderr)
