@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import orjson
 from fastapi import FastAPI, Request
@@ -12,6 +13,7 @@ from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from services.api.responses import ErrorBody
+from services.gateway.deps import current_principal
 from services.kit.errors import ServiceError, error_body
 
 log = logging.getLogger(__name__)
@@ -85,6 +87,22 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
+def _uses(dependant: Any, call: Any) -> bool:
+    return dependant is not None and (dependant.call is call or any(_uses(d, call) for d in dependant.dependencies))
+
+
+async def _authentication_failure(request: Request) -> ServiceError | None:
+    """FastAPI parses a JSON body before it runs a route's dependencies; authentication still
+    answers first, so a caller without a valid token learns nothing from a body check."""
+    if not _uses(getattr(request.scope.get("route"), "dependant", None), current_principal):
+        return None
+    try:
+        await current_principal(request, request.app.state.clients)
+    except ServiceError as exc:
+        return exc
+    return None
+
+
 def install(app: FastAPI) -> None:
     @app.exception_handler(ServiceError)
     async def service_error(request: Request, exc: ServiceError) -> OrjsonResponse:
@@ -97,6 +115,9 @@ def install(app: FastAPI) -> None:
         errors = exc.errors()
         # A body that is not JSON at all is a malformed request, not a schema failure.
         if any(e.get("type") == "json_invalid" for e in errors):
+            refused = await _authentication_failure(request)
+            if refused is not None:
+                return await service_error(request, refused)
             return error_response(400, "validation_failed", "request body is not valid JSON", {"field": "body"})
         first = errors[0] if errors else {}
         details = {

@@ -233,3 +233,23 @@ async def test_allow_names_the_methods_of_the_matched_path_template(alone: httpx
     # host_index also matches /v1/repositories/{repo_id}; its Allow is its own path item's.
     assert (await alone.options("/v1/repositories/host_index")).headers["Allow"] == "POST"
     assert (await alone.patch("/v1/repositories/r1")).headers["Allow"] == "DELETE, GET"
+
+
+async def test_a_body_that_is_not_json_still_gets_401_first(alone: httpx.AsyncClient, edge: httpx.AsyncClient) -> None:
+    # FastAPI parses the body before dependencies: before, a stranger's garbled body was 400.
+    json_type = {"Content-Type": "application/json"}
+    reply = await alone.post("/v1/repositories", content=b"{not json", headers=json_type)
+    assert_error(reply, 401, "not_authenticated")
+    reply = await edge.post(
+        "/v1/repositories", content=b"{not json", headers={**json_type, "Authorization": "Bearer crp_x"}
+    )
+    assert_error(reply, 401, "invalid_token")
+
+
+async def test_a_body_that_is_not_json_is_400_for_an_authenticated_caller(
+    edge: httpx.AsyncClient, auth: dict[str, str]
+) -> None:
+    reply = await edge.post(
+        "/v1/repositories", content=b"{not json", headers={**auth, "Content-Type": "application/json"}
+    )
+    assert assert_error(reply, 400, "validation_failed")["details"] == {"field": "body"}
