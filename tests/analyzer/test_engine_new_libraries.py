@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from services.analyzer.engine import CheckPrefs, check, learn
-from services.analyzer.engine.new_libraries import RULE, library_of, local_tops
+from services.analyzer.engine.dependencies.new_libraries import RULE, library_of, local_tops
 from services.source.facts import FileFacts, Import
 from tests.analyzer.engine_factories import imp, py_file
 

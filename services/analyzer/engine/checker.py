@@ -4,26 +4,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from services.analyzer.engine import (
-    dependencies,
-    documentation,
-    formatting,
-    idioms,
-    imports_order,
-    layering,
-    naming_case,
-    new_libraries,
-    structure,
-    vocabulary,
-)
+from services.analyzer.engine import dependencies, documentation, formatting, idioms, naming, structure, vocabulary
+from services.analyzer.engine import typing as typing_family
 from services.analyzer.engine.cochange import ROUTINE_RULE, evidence_detail, partners
 from services.analyzer.engine.context import CheckPrefs, FileCheck, index_of
 from services.analyzer.engine.conventions import Convention, ConventionModel
+from services.analyzer.engine.dependencies import layering, new_libraries
 from services.analyzer.engine.findings import INFO, Finding
+from services.analyzer.engine.formatting import imports as imports_order
 from services.source.facts import FileFacts
 
 FILE_CHECKS: tuple[Callable[[FileCheck], None], ...] = (
-    naming_case.check,
+    naming.check,
     vocabulary.check,
     formatting.check,
     imports_order.check,
@@ -32,6 +24,7 @@ FILE_CHECKS: tuple[Callable[[FileCheck], None], ...] = (
     layering.check,
     structure.check,
     documentation.check,
+    typing_family.check,
     idioms.check,
 )
 

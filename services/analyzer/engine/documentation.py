@@ -1,4 +1,4 @@
-"""Documentation family: docstring and type-annotation rates on public symbols.
+"""Documentation family: docstring rates on public symbols (``typing.py`` judges their annotations).
 
 Only public, non-test, top-level or class-level symbols count: a nested helper or ``_private``
 function is not part of what a repository documents. Dunder methods are left out because their
@@ -19,16 +19,11 @@ from services.source.facts import FileFacts, Symbol
 
 FAMILY = "documentation"
 KINDS: tuple[str, ...] = ("function", "method", "class")
-TYPED_KINDS: tuple[str, ...] = ("function", "method")
 _PLURAL = {"class": "classes"}
 
 
 def doc_rule(kind: str) -> str:
     return f"documentation.docstring.{kind}"
-
-
-def type_rule(kind: str) -> str:
-    return f"typing.annotations.{kind}"
 
 
 def public_symbols(f: FileFacts) -> list[Symbol]:
@@ -82,7 +77,7 @@ def public_symbols(f: FileFacts) -> list[Symbol]:
     ]
 
 
-def _build(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
+def rate_builder(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
     subject = f"public {_PLURAL.get(kind, kind + 's')}"
     predicate = "have a docstring" if good == "documented" else "annotate every parameter and the return"
 
@@ -111,31 +106,30 @@ def _build(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
 _DEFINING_ROLES = frozenset({"function", "method", "class", "test_function"})
 
 
-def typing_off(f: FileFacts) -> bool:
-    """The file tells the type checker not to hold it to annotations (``# mypy: ignore-errors``,
-    ``allow-untyped-defs``, a module-level ``# type: ignore``): its functions neither teach the
-    annotation convention nor break it."""
-    return any(s.kind == "typing_off" for s in f.statements)
+def definition_lines(f: FileFacts) -> dict[str, list[int]]:
+    """Lines naming each defined name: a decorated definition starts at its first decorator, and
+    findings belong on the line naming it."""
+    named_at: dict[str, list[int]] = {}
+    for ident in f.identifiers:
+        if ident.role in _DEFINING_ROLES:
+            named_at.setdefault(ident.name, []).append(ident.line)
+    return named_at
+
+
+def line_of(s: Symbol, named_at: dict[str, list[int]]) -> int:
+    return next((n for n in named_at.get(s.name, ()) if s.start_line <= n <= s.end_line), s.start_line)
 
 
 def learn(inp: LearnInput) -> list[Convention]:
     docs = {k: Tally() for k in KINDS}
-    types = {k: Tally() for k in TYPED_KINDS}
     for f in inp.files:
         dom = inp.domains.get(f.path, "")
-        typed = not typing_off(f)
         for s in public_symbols(f):
             docs[s.kind].add(f.language, f.path, dom, "documented" if s.has_docstring else "undocumented")
-            if typed and s.kind in types:
-                types[s.kind].add(f.language, f.path, dom, "annotated" if s.has_annotations else "unannotated")
     out: list[Convention] = []
     for kind, tally in docs.items():
         rule = doc_rule(kind)
-        build = _build(rule, kind, "documented", inp)
-        out.extend(scoped_conventions(tally, build, inp, rule, with_domains=True))
-    for kind, tally in types.items():
-        rule = type_rule(kind)
-        build = _build(rule, kind, "annotated", inp)
+        build = rate_builder(rule, kind, "documented", inp)
         out.extend(scoped_conventions(tally, build, inp, rule, with_domains=True))
     return out
 
@@ -145,7 +139,6 @@ def check(fc: FileCheck) -> None:
     if not symbols:
         return
     convs: dict[str, Convention | None] = {}
-    typed_file = not typing_off(fc.facts)
 
     def conv_for(rule: str) -> Convention | None:
         if rule not in convs:
@@ -153,25 +146,12 @@ def check(fc: FileCheck) -> None:
             convs[rule] = conv if conv is not None and fc.wants(conv) else None
         return convs[rule]
 
-    # A decorated definition starts at its first decorator; findings belong on the line naming it.
-    named_at: dict[str, list[int]] = {}
-    for ident in fc.facts.identifiers:
-        if ident.role in _DEFINING_ROLES:
-            named_at.setdefault(ident.name, []).append(ident.line)
+    named_at = definition_lines(fc.facts)
     for s in symbols:
-        line = next((n for n in named_at.get(s.name, ()) if s.start_line <= n <= s.end_line), s.start_line)
+        line = line_of(s, named_at)
         if not fc.touches(line, line):
             continue
-        label = f"public {s.kind} `{s.name}`"
         doc = conv_for(doc_rule(s.kind))
         if doc is not None and doc.choice == "documented" and not s.has_docstring:
-            fc.emit(doc, line, f"{label} has no docstring, but {doc.description}", severity=INFO, key=s.name)
-        typed = conv_for(type_rule(s.kind)) if typed_file and s.kind in TYPED_KINDS else None
-        if typed is not None and typed.choice == "annotated" and not s.has_annotations:
-            fc.emit(
-                typed,
-                line,
-                f"{label} is not fully annotated, but {typed.description}",
-                severity=INFO,
-                key=s.name,
-            )
+            message = f"public {s.kind} `{s.name}` has no docstring, but {doc.description}"
+            fc.emit(doc, line, message, severity=INFO, key=s.name)

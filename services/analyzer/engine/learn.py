@@ -21,13 +21,11 @@ from services.analyzer.engine import (
     documentation,
     formatting,
     idioms,
-    imports_order,
-    layering,
-    naming_case,
-    new_libraries,
+    naming,
     structure,
     vocabulary,
 )
+from services.analyzer.engine import typing as typing_family
 from services.analyzer.engine.config import RepoConfig, parse_config
 from services.analyzer.engine.conventions import (
     REPOSITORY,
@@ -35,7 +33,9 @@ from services.analyzer.engine.conventions import (
     ConventionModel,
     Scope,
 )
+from services.analyzer.engine.dependencies import layering, new_libraries
 from services.analyzer.engine.formatting import LENGTH
+from services.analyzer.engine.formatting import imports as imports_order
 from services.analyzer.engine.learning import CoChange, LearnInput, default_domain
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
 from services.analyzer.engine.toolconfig import ToolConfigs, read
@@ -79,7 +79,7 @@ def learn(
     vocab = vocabulary.count_words(inp)
     modules = layering.module_map(kept)
     convs: list[Convention] = []
-    convs += naming_case.learn(inp)
+    convs += naming.learn(inp)
     convs += vocabulary.learn(inp, vocab)
     convs += formatting.learn(inp)
     convs += imports_order.learn(inp)
@@ -88,6 +88,7 @@ def learn(
     convs += layering.learn(inp, modules)
     convs += structure.learn(inp)
     convs += documentation.learn(inp)
+    convs += typing_family.learn(inp)
     convs += idioms.learn(inp)
     convs += cochange.learn(inp.cochange, th, ignored, history_commits=cochange_commits)
     tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
@@ -101,7 +102,7 @@ def learn(
         vocabulary=vocab,
         modules=modules,
         domains=_directory_domains(dom_map),
-        acronyms=naming_case.learn_acronyms(inp),
+        acronyms=naming.learn_acronyms(inp),
         config=cfg,
         thresholds=th,
     )

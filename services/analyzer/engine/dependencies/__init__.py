@@ -10,10 +10,10 @@ from collections import Counter
 
 from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.dependencies.layering import module_map
+from services.analyzer.engine.dependencies.libraries import classify, jobs_for
 from services.analyzer.engine.findings import WARNING, Finding
-from services.analyzer.engine.layering import module_map
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
-from services.analyzer.engine.libraries import classify, jobs_for
 from services.source.facts import FileFacts, Import
 from services.source.stdlib import group_of
 

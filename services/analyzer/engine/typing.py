@@ -1,0 +1,65 @@
+"""Typing family (``typing.annotations.<kind>``): how many public functions and methods annotate
+every parameter and the return. The same public symbols as the documentation family count
+(``documentation.public_symbols``), except in modules that turn type checking off.
+"""
+
+from __future__ import annotations
+
+from services.analyzer.engine.context import FileCheck
+from services.analyzer.engine.conventions import Convention
+from services.analyzer.engine.documentation import definition_lines, line_of, public_symbols, rate_builder
+from services.analyzer.engine.findings import INFO
+from services.analyzer.engine.learning import LearnInput, Tally, scoped_conventions
+from services.source.facts import FileFacts
+
+TYPED_KINDS: tuple[str, ...] = ("function", "method")
+
+
+def type_rule(kind: str) -> str:
+    return f"typing.annotations.{kind}"
+
+
+def typing_off(f: FileFacts) -> bool:
+    """The file tells the type checker not to hold it to annotations (``# mypy: ignore-errors``,
+    ``allow-untyped-defs``, a module-level ``# type: ignore``): its functions neither teach the
+    annotation convention nor break it."""
+    return any(s.kind == "typing_off" for s in f.statements)
+
+
+def learn(inp: LearnInput) -> list[Convention]:
+    types = {k: Tally() for k in TYPED_KINDS}
+    for f in inp.files:
+        if typing_off(f):
+            continue
+        dom = inp.domains.get(f.path, "")
+        for s in public_symbols(f):
+            if s.kind in types:
+                types[s.kind].add(f.language, f.path, dom, "annotated" if s.has_annotations else "unannotated")
+    out: list[Convention] = []
+    for kind, tally in types.items():
+        rule = type_rule(kind)
+        build = rate_builder(rule, kind, "annotated", inp)
+        out.extend(scoped_conventions(tally, build, inp, rule, with_domains=True))
+    return out
+
+
+def check(fc: FileCheck) -> None:
+    if typing_off(fc.facts):
+        return
+    symbols = [s for s in public_symbols(fc.facts) if s.kind in TYPED_KINDS]
+    if not symbols:
+        return
+    convs: dict[str, Convention | None] = {}
+    named_at = definition_lines(fc.facts)
+    for s in symbols:
+        line = line_of(s, named_at)
+        if not fc.touches(line, line):
+            continue
+        rule = type_rule(s.kind)
+        if rule not in convs:
+            conv = fc.find(rule)
+            convs[rule] = conv if conv is not None and fc.wants(conv) else None
+        typed = convs[rule]
+        if typed is not None and typed.choice == "annotated" and not s.has_annotations:
+            message = f"public {s.kind} `{s.name}` is not fully annotated, but {typed.description}"
+            fc.emit(typed, line, message, severity=INFO, key=s.name)
