@@ -41,8 +41,14 @@ def alive(pid: int) -> bool:
         return False
 
 
-def descendants() -> list[psutil.Process]:
-    return psutil.Process().children(recursive=True)
+def descendants(sup: Supervisor) -> list[psutil.Process]:
+    """The supervised programs and everything they started (not the test session's other children)."""
+    found = []
+    for program in sup.programs:
+        if program.proc is not None and alive(program.proc.pid):
+            root = psutil.Process(program.proc.pid)
+            found += [root, *root.children(recursive=True)]
+    return found
 
 
 @pytest.fixture
@@ -52,7 +58,7 @@ def supervised() -> Iterator[tuple[Supervisor, io.StringIO]]:
     sup = Supervisor(programs, out=out, backoff=Backoff(initial=0.2, maximum=1.0, stable_after=30))
     runner = threading.Thread(target=sup.run, kwargs={"poll": 0.05})
     runner.start()
-    wait_for(lambda: len(descendants()) == 4)
+    wait_for(lambda: len(descendants(sup)) == 4)
     yield sup, out
     sup.request_stop()
     runner.join(30)
@@ -81,7 +87,7 @@ def test_a_killed_child_is_restarted_with_its_workers_cleared_and_its_neighbour_
 
 def test_stop_leaves_no_descendant_alive(supervised: tuple[Supervisor, io.StringIO]) -> None:
     sup, out = supervised
-    before = descendants()
+    before = descendants(sup)
     assert len(before) == 4
     sup.request_stop()
     wait_for(lambda: "all services stopped" in out.getvalue())
