@@ -173,3 +173,27 @@ def test_a_stray_singular_short_form_does_not_excuse_its_plural() -> None:
     model = learn(files)
 
     assert _vocab(model, "errs_seen") == [("errors_seen", "strict")]
+
+
+def test_a_short_stem_before_a_long_ending_is_a_short_form() -> None:
+    # pytest writes `session` and `instance` everywhere and never `sess` or `inst`.
+    model = learn(_repo(["session_id", "session_scope", "instance_name", "instances_seen", "inspector_name"]))
+
+    assert _vocab(model, "sess_scope") == [("session_scope", "strict")]  # sess + ion
+    assert _vocab(model, "inst_name") == [("instance_name", "strict")]  # inst + ance
+    assert _vocab(model, "insts_seen") == [("instances_seen", "strict")]
+    assert _vocab(model, "inspect_name", prefs=LOOSE) == []  # a longer stem is still a word
+    assert stem_of("lint", "linter")  # and a short one before a short ending
+
+
+def test_trans_written_x_is_read_back() -> None:
+    model = learn(_repo(["transform_source", "transform_kind"]))
+
+    assert _vocab(model, "xform_source") == [("transform_source", "strict")]
+
+
+def test_the_rename_keeps_the_other_words_as_written() -> None:
+    model = learn(_repo(["header_otp", "header_name", "session_startdir", "session_id"]))
+
+    assert _vocab(model, "hdrOTP") == [("headerOTP", "strict")]
+    assert _vocab(model, "Sess_startdir") == [("Session_startdir", "strict")]
