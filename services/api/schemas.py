@@ -18,6 +18,9 @@ RepoPath = Annotated[
     ),
     AfterValidator(repo_path),
 ]
+# Line and pull-request numbers travel as int32 in the contracts: a larger one is the client's error (422),
+# not a failure to encode it (500).
+INT32_MAX = 2**31 - 1
 
 
 class Strict(BaseModel):
@@ -58,7 +61,7 @@ class AnalyzePr(Strict):
     base: str | None = Field(None, max_length=64)
     head: str | None = Field(None, max_length=64)
     files: list[FilePatch] = Field(default_factory=list, max_length=3000)
-    pr_number: int | None = None
+    pr_number: int | None = Field(None, ge=0, le=INT32_MAX)
     format: Format = "json"
 
 
@@ -87,8 +90,8 @@ class ExternalFinding(Strict):
     rule: str = ""
     category: str = ""
     path: RepoPath
-    start_line: int = Field(1, ge=1)
-    end_line: int | None = Field(None, ge=1)
+    start_line: int = Field(1, ge=1, le=INT32_MAX)
+    end_line: int | None = Field(None, ge=1, le=INT32_MAX)
     message: str = Field(..., min_length=1, max_length=5000)
     source: str = ""
 

@@ -198,6 +198,28 @@ async def test_a_bad_path_is_422_on_every_route_that_takes_one(
         assert assert_error(reply, 422, "validation_failed")["details"]["field"] == "path"
 
 
+async def test_numbers_past_the_contracts_int32_are_422_not_500(edge: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    # Before: schemathesis sent end_line 209230177046494 and the gateway failed to encode it (500).
+    repo = "/v1/repositories/r1"
+    big = 2**31
+    requests = [
+        (
+            f"{repo}/report_findings",
+            {"findings": [{"path": "a.py", "message": "m", "end_line": big}]},
+            "findings.0.end_line",
+        ),
+        (
+            f"{repo}/report_findings",
+            {"findings": [{"path": "a.py", "message": "m", "start_line": big}]},
+            "findings.0.start_line",
+        ),
+        (f"{repo}/analyze_pr", {"files": [{"path": "a.py", "patch": ""}], "pr_number": big}, "pr_number"),
+    ]
+    for url, body, field in requests:
+        reply = await edge.post(url, json=body, headers=auth)
+        assert assert_error(reply, 422, "validation_failed")["details"]["field"] == field, body
+
+
 async def test_authentication_comes_before_input_checks(alone: httpx.AsyncClient) -> None:
     reply = await alone.post("/v1/repositories/r1/review_context", json={"path": "/etc/passwd"})
     assert_error(reply, 401, "not_authenticated")
