@@ -266,7 +266,7 @@ def parse(text: str, comment_col: dict[int, int] | None = None) -> Suppressions:
 def _line_pragmas(out: Suppressions, lines: list[str], no: int, comment: str, standalone: bool) -> None:
     if standalone:
         fm = _FILE_NOQA.match(comment.strip())
-        if fm is not None:  # `# flake8: noqa` / `# ruff: noqa[: codes]`: the whole file
+        if fm is not None:  # a file-wide flake8 or ruff noqa pragma (with or without codes): the whole file
             out.file_wide.update(_lint_rules(fm.group("codes")))
             return
     nm = _NOQA.search(comment)

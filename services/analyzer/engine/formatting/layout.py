@@ -210,7 +210,7 @@ def long_lines(fc: FileCheck, conv: Convention) -> None:
         no = lines.at(m.start())
         col = fc.lexed().comment_col.get(no)
         if (col is not None or fc.language not in LEXED_LANGUAGES) and len(without_pragma(line, col)) <= limit:
-            continue  # long only because of a `# noqa` / `# type: ignore[...]` the tools need there
+            continue  # long only because of a noqa / type-ignore pragma the tools need there
         fc.emit(
             conv,
             no,
