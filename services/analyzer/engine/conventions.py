@@ -10,6 +10,7 @@ msgpack so the analyzer can keep it in one PostgreSQL ``bytea`` column and load 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
@@ -152,6 +153,39 @@ def make(
         examples=tuple(examples)[:5],
         alternatives=dict(alternatives or {}),
         params=dict(params or {}),
+    )
+
+
+def from_counts(
+    family: str,
+    rule: str,
+    scope: Scope,
+    counts: Mapping[str, int],
+    thresholds: Thresholds,
+    *,
+    language: str,
+    subject: str,
+    predicate: Callable[[str], str],
+    examples: Callable[[str], Sequence[str]] | None = None,
+) -> Convention | None:
+    """The tally's most common choice (ties to the greater name, so the outcome never depends on
+    the order things were counted in) as a convention, the other choices as its alternatives."""
+    if not counts:
+        return None
+    choice = max(counts, key=lambda k: (counts[k], k))
+    return make(
+        family,
+        rule,
+        scope,
+        choice,
+        counts[choice],
+        sum(counts.values()),
+        thresholds,
+        language=language,
+        subject=subject,
+        predicate=predicate(choice),
+        examples=list(examples(choice)) if examples is not None else (),
+        alternatives={k: n for k, n in counts.items() if k != choice},
     )
 
 

@@ -12,7 +12,7 @@ from collections import Counter
 import msgspec
 
 from services.analyzer.engine.context import FileCheck
-from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts, Symbol
@@ -81,23 +81,12 @@ def rate_builder(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
     subject = f"public {_PLURAL.get(kind, kind + 's')}"
     predicate = "have a docstring" if good == "documented" else "annotate every parameter and the return"
 
+    def pred(choice: str) -> str:
+        return predicate if choice == good else "lack " + ("docstrings" if good == "documented" else "annotations")
+
     def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
-        if not counts:
-            return None
-        choice = max(counts, key=lambda k: (counts[k], k))
-        pred = predicate if choice == good else "lack " + ("docstrings" if good == "documented" else "annotations")
-        return make(
-            FAMILY,
-            rule,
-            scope,
-            choice,
-            counts[choice],
-            sum(counts.values()),
-            inp.thresholds,
-            language=language,
-            subject=subject,
-            predicate=pred,
-            alternatives={k: n for k, n in counts.items() if k != choice},
+        return from_counts(
+            FAMILY, rule, scope, counts, inp.thresholds, language=language, subject=subject, predicate=pred
         )
 
     return build

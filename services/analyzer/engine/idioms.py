@@ -11,7 +11,7 @@ import posixpath
 from collections import Counter
 
 from services.analyzer.engine.context import FileCheck, enclosing
-from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts
@@ -74,26 +74,15 @@ def _eligible(f: FileFacts, kind: str) -> bool:
 def _build(rule: str, kind: str, inp: LearnInput) -> Build:
     def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
         what = _what(kind, language) if kind else ""
-        if not counts:
-            return None
-        choice = max(counts, key=lambda k: (counts[k], k))
-        if rule == LOG_STYLE:
-            subject, predicate = "logging calls", f"format {choice}"
-        else:
-            subject = "files" if rule != "idioms.print" else "library files"
-            predicate = f"never use {what}" if choice == "never" else f"use {what}"
-        return make(
-            FAMILY,
-            rule,
-            scope,
-            choice,
-            counts[choice],
-            sum(counts.values()),
-            inp.thresholds,
-            language=language,
-            subject=subject,
-            predicate=predicate,
-            alternatives={k: n for k, n in counts.items() if k != choice},
+        subject = "logging calls" if rule == LOG_STYLE else "files" if rule != "idioms.print" else "library files"
+
+        def predicate(choice: str) -> str:
+            if rule == LOG_STYLE:
+                return f"format {choice}"
+            return f"never use {what}" if choice == "never" else f"use {what}"
+
+        return from_counts(
+            FAMILY, rule, scope, counts, inp.thresholds, language=language, subject=subject, predicate=predicate
         )
 
     return build

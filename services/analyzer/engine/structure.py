@@ -11,7 +11,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from services.analyzer.engine.context import FileCheck
-from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
 
@@ -103,23 +103,12 @@ def is_module(path: str) -> bool:
 def _build(rule: str, inp: LearnInput) -> Build:
     subject, verb = _TEXT[rule]
 
+    def predicate(choice: str) -> str:
+        return f"{verb} {_PLACES.get(choice, f'`{choice}`') if rule != COVERAGE else choice}"
+
     def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
-        if not counts:
-            return None
-        choice = max(counts, key=lambda k: (counts[k], k))
-        label = _PLACES.get(choice, f"`{choice}`") if rule != COVERAGE else f"{choice}"
-        return make(
-            FAMILY,
-            rule,
-            scope,
-            choice,
-            counts[choice],
-            sum(counts.values()),
-            inp.thresholds,
-            language=language,
-            subject=subject,
-            predicate=f"{verb} {label}",
-            alternatives={k: n for k, n in counts.items() if k != choice},
+        return from_counts(
+            FAMILY, rule, scope, counts, inp.thresholds, language=language, subject=subject, predicate=predicate
         )
 
     return build

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from services.analyzer.engine.context import FileCheck
-from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.dependencies.layering import module_map
 from services.analyzer.engine.dependencies.libraries import classify, jobs_for
 from services.analyzer.engine.findings import WARNING, Finding
@@ -96,23 +96,17 @@ def _build(job: str, inp: LearnInput, examples: dict[tuple[str, str, str], list[
     article = "an" if what[:1] in "aeiouHO" else "a"
 
     def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
-        if not counts:
-            return None
-        choice = max(counts, key=lambda k: (counts[k], k))
         # A file importing two alternatives counts once for each: it is evidence against either.
-        return make(
+        return from_counts(
             FAMILY,
             rule,
             scope,
-            choice,
-            counts[choice],
-            sum(counts.values()),
+            counts,
             inp.thresholds,
             language=language,
             subject=f"files importing {article} {what} library",
-            predicate=f"use `{choice}`",
-            examples=examples.get((job, language, choice), []),
-            alternatives={k: n for k, n in counts.items() if k != choice},
+            predicate=lambda choice: f"use `{choice}`",
+            examples=lambda choice: examples.get((job, language, choice), []),
         )
 
     return build

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections import Counter
 
 from services.analyzer.engine.context import FileCheck
-from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.conventions import Convention, Scope, from_counts, make
 from services.analyzer.engine.declared import PROSE_AND_DATA
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.formatting import layout
@@ -44,11 +44,9 @@ _TEXT: dict[str, tuple[str, str]] = {
 def _builder(rule: str, inp: LearnInput) -> Build:
     subject, verb = _TEXT[rule]
 
-    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
-        if not counts:
-            return None
-        choice = max(counts, key=lambda k: (counts[k], k))
-        total = sum(counts.values())
+    def predicate(choice: str) -> str:
+        if rule == FINAL_NEWLINE:
+            return "end with a newline" if choice == "yes" else "do not end with a newline"
         label = {"none": "no trailing whitespace", "space": "spaces", "tab": "tabs"}.get(choice, choice)
         if rule == QUOTES:
             label = f"{choice} quotes"
@@ -56,21 +54,11 @@ def _builder(rule: str, inp: LearnInput) -> Build:
             label = f"{choice} spaces"
         elif rule == LINE_ENDINGS:
             label = f"{choice.upper()} line endings"
-        predicate = f"{verb} {label}"
-        if rule == FINAL_NEWLINE:
-            predicate = "end with a newline" if choice == "yes" else "do not end with a newline"
-        return make(
-            FAMILY,
-            rule,
-            scope,
-            choice,
-            counts[choice],
-            total,
-            inp.thresholds,
-            language=language,
-            subject=subject,
-            predicate=predicate,
-            alternatives={k: n for k, n in counts.items() if k != choice},
+        return f"{verb} {label}"
+
+    def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
+        return from_counts(
+            FAMILY, rule, scope, counts, inp.thresholds, language=language, subject=subject, predicate=predicate
         )
 
     return build

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 
 from services.analyzer.engine.context import FileCheck
-from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts, Import
@@ -42,23 +42,19 @@ def _out_of_order(imports: list[Import]) -> tuple[Import, int] | None:
 
 def _build(inp: LearnInput) -> Build:
     def build(language: str, scope: Scope, counts: Counter[str]) -> Convention | None:
-        if not counts:
-            return None
-        choice = max(counts, key=lambda k: (counts[k], k))
-        return make(
+        return from_counts(
             FAMILY,
             RULE,
             scope,
-            choice,
-            counts[choice],
-            sum(counts.values()),
+            counts,
             inp.thresholds,
             language=language,
             subject="files importing from several groups",
-            predicate="keep them in order standard library, third-party, local"
-            if choice == "ordered"
-            else "interleave import groups",
-            alternatives={k: n for k, n in counts.items() if k != choice},
+            predicate=lambda choice: (
+                "keep them in order standard library, third-party, local"
+                if choice == "ordered"
+                else "interleave import groups"
+            ),
         )
 
     return build
