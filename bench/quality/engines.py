@@ -74,7 +74,7 @@ def learn_as_analyzer(
     repository: str = "",
     commit: str = "",
 ) -> Any:
-    """What ``services.analyzer.learning.learn_and_store`` does with what the indexer serves,
+    """What ``services.analyzer.model_store.learn_and_store`` does with what the indexer serves,
     in this process: facts (``path -> FileFacts`` as extracted) with imports resolved, the
     indexer's domains (``analyze_structure``), co-change pairs and the number of commits they were
     counted over, and the tool configuration files when this engine reads them."""
@@ -83,7 +83,7 @@ def learn_as_analyzer(
     import msgspec
 
     from services.analyzer.engine import learn
-    from services.analyzer.learning import domain_map
+    from services.analyzer.model_store import domain_map
     from services.indexer.structure import analyze_structure
     from services.source.imports import resolve_imports
 

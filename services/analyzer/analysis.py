@@ -11,7 +11,7 @@ import asyncio
 import time
 from collections.abc import Sequence
 
-from services.analyzer import preferences, replacements, repos, results
+from services.analyzer import preferences, replacements, repo_lookup, results
 from services.analyzer.deps import Deps
 from services.analyzer.diffs import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
 from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
@@ -121,7 +121,7 @@ async def analyze_file(deps: Deps, req: analyzer_pb2.AnalyzeFileRequest) -> anal
     started = time.perf_counter()
     fmt = results.check_format(req.format)
     path = clean_path(req.path)
-    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    entry = await repo_lookup.resolve(deps, req.repo, repo_lookup.WRITE)
     if deps.quota is not None:
         await deps.quota.ensure(entry.owner)
     if req.has_content:
@@ -181,7 +181,7 @@ async def _patched(deps: Deps, entry: LoadedRepo, diff: FileDiff) -> Target:
 async def analyze_pull_request(deps: Deps, req: analyzer_pb2.AnalyzePullRequestRequest) -> analyzer_pb2.AnalysisResult:
     started = time.perf_counter()
     fmt = results.check_format(req.format)
-    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    entry = await repo_lookup.resolve(deps, req.repo, repo_lookup.WRITE)
     if deps.quota is not None:
         await deps.quota.ensure(entry.owner)
     if req.files:
@@ -247,7 +247,7 @@ async def _staged(deps: Deps, entry: LoadedRepo, *, required: bool) -> list[Targ
 async def review_changeset(deps: Deps, req: analyzer_pb2.ReviewChangesetRequest) -> analyzer_pb2.AnalysisResult:
     started = time.perf_counter()
     fmt = results.check_format(req.format)
-    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    entry = await repo_lookup.resolve(deps, req.repo, repo_lookup.WRITE)
     if deps.quota is not None:
         await deps.quota.ensure(entry.owner)
     if req.diff.strip():

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from services.analyzer import repository, views
+from services.analyzer import queries, views
 from services.analyzer.dashboard import WINDOW_DAYS, overall_fp_rate
 from services.analyzer.deps import Deps
 from services.contracts.v1 import analyzer_pb2
@@ -63,15 +63,15 @@ async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> di
     principal = user_principal()
     since = now_ms() - WINDOW_DAYS * 86_400_000
     async with deps.db.session() as session:
-        owners = await repository.owners(session, requested)
+        owners = await queries.owners(session, requested)
         visible = [
             r for r in requested if r in owners and (principal is None or can_access_owner(principal, owners[r]))
         ]
-        audits = await repository.recent_audits(session, visible, limit) if visible else []
-        models = await repository.current_models(session, visible) if visible else []
-        counts = await repository.audit_counts(session, visible, since) if visible else []
-        totals = await repository.finding_totals(session, visible, since) if visible else []
-        calibration = await repository.calibration_rows(session, visible) if visible else []
+        audits = await queries.recent_audits(session, visible, limit) if visible else []
+        models = await queries.current_models(session, visible) if visible else []
+        counts = await queries.audit_counts(session, visible, since) if visible else []
+        totals = await queries.finding_totals(session, visible, since) if visible else []
+        calibration = await queries.calibration_rows(session, visible) if visible else []
     audits_per_repo: Counter[str] = Counter()
     findings_per_repo: Counter[str] = Counter()
     for repo_id, _kind, n, found, _last in counts:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from services.analyzer import repos, repository, views
+from services.analyzer import queries, repo_lookup, views
 from services.analyzer.deps import Deps
 from services.analyzer.models import RuleCalibrationRow
 from services.kit.db import now_ms
@@ -37,14 +37,14 @@ def overall_fp_rate(rows: list[RuleCalibrationRow]) -> float | None:
 
 
 async def dashboard(deps: Deps, ref: str) -> dict[str, Any]:
-    entry = await repos.resolve(deps, ref, repos.VIEW)
+    entry = await repo_lookup.resolve(deps, ref, repo_lookup.VIEW)
     assert entry.model is not None
-    status = await repos.index_status(deps, entry)
+    status = await repo_lookup.index_status(deps, entry)
     since = now_ms() - WINDOW_DAYS * _DAY_MS
     async with deps.db.session() as session:
-        by_day = await repository.findings_by_day(session, entry.id, since)
-        audits = await repository.audit_counts(session, [entry.id], since)
-        calibration = await repository.calibration_rows(session, [entry.id])
+        by_day = await queries.findings_by_day(session, entry.id, since)
+        audits = await queries.audit_counts(session, [entry.id], since)
+        calibration = await queries.calibration_rows(session, [entry.id])
     days: dict[str, dict[str, Any]] = {}
     by_rule: Counter[str] = Counter()
     by_severity: Counter[str] = Counter()

@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analyzer import feedback, repository
+from services.analyzer import feedback, queries
 from services.analyzer.engine import ConventionModel, decode_model, with_conventions
 from services.analyzer.models import Repository
 from services.analyzer.state import LoadedRepo
@@ -32,16 +32,16 @@ async def entry_for(
     if not row.model_id:
         return entry
     if model is None:
-        stored = await repository.model_row(session, row.model_id)
+        stored = await queries.model_row(session, row.model_id)
         if stored is None:
             return entry
         model = decode_model(stored.model)
         summary = stored.summary
     entry.summary = dict(summary or {})
-    counts = await repository.verdict_counts(session, row.id)
-    suppressed = await repository.suppressed_fingerprints(session, row.id)
+    counts = await queries.verdict_counts(session, row.id)
+    suppressed = await queries.suppressed_fingerprints(session, row.id)
     entry.calibration = feedback.build_calibration(counts, suppressed)
-    external = await repository.external_findings(session, row.id)
+    external = await queries.external_findings(session, row.id)
     extra = feedback.report_conventions(external, model.thresholds)
     entry.model = with_conventions(model, extra) if extra else model
     return entry

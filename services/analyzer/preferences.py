@@ -17,7 +17,7 @@ from typing import Any
 import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analyzer import repository
+from services.analyzer import queries
 from services.analyzer.deps import Deps
 from services.analyzer.engine import CheckPrefs, RepoConfig
 from services.analyzer.engine.config import FAMILIES
@@ -142,7 +142,7 @@ def render(owner: str, document: dict[str, Any], updated_at: int, updated_by: st
 async def get_document(deps: Deps, owner: str) -> dict[str, Any]:
     _authorize(owner, "viewer")
     async with deps.db.session() as session:
-        row = await repository.preferences(session, owner)
+        row = await queries.preferences(session, owner)
     if row is None:
         return render(owner, {}, 0, "")
     return render(owner, row.document, row.updated_at, row.updated_by)
@@ -158,12 +158,12 @@ async def update_document(deps: Deps, owner: str, patch_json: bytes) -> dict[str
     if not isinstance(patch, dict):
         raise _invalid("body", "a merge patch must be a JSON object")
     async with deps.db.session() as session:
-        row = await repository.preferences(session, owner)
+        row = await queries.preferences(session, owner)
         current = dict(row.document) if row is not None else {}
         document = validate(merge_patch(current, patch))
         # Store only what differs from the defaults, so a later change of a default reaches everyone.
         stored = {k: v for k, v in document.items() if v != DEFAULTS[k]}
-        at = await repository.save_preferences(session, owner, stored, user_id)
+        at = await queries.save_preferences(session, owner, stored, user_id)
     deps.preferences[owner] = (time.monotonic(), effective(stored))
     return render(owner, stored, at, user_id)
 
@@ -175,9 +175,9 @@ async def for_owner(deps: Deps, session: AsyncSession | None, owner: str) -> Eff
         return cached[1]
     if session is None:
         async with deps.db.session() as own:
-            row = await repository.preferences(own, owner)
+            row = await queries.preferences(own, owner)
     else:
-        row = await repository.preferences(session, owner)
+        row = await queries.preferences(session, owner)
     prefs = effective(dict(row.document) if row is not None else {})
     deps.preferences[owner] = (time.monotonic(), prefs)
     return prefs

@@ -14,7 +14,7 @@ from typing import Any
 
 import orjson
 
-from services.analyzer import feedback, loading, preferences, repos, repository
+from services.analyzer import feedback, loading, preferences, queries, repo_lookup
 from services.analyzer.deps import Deps
 from services.analyzer.engine import calibrate
 from services.analyzer.models import now_ms
@@ -54,7 +54,7 @@ def _external_row(repo_id: str, user_id: str, i: int, item: analyzer_pb2.Externa
 
 
 async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyzer_pb2.ReportFindingsResponse:
-    entry = await repos.resolve(deps, req.repo, repos.WRITE)
+    entry = await repo_lookup.resolve(deps, req.repo, repo_lookup.WRITE)
     user_id = preferences.caller_id()
     for i, item in enumerate(req.feedback):
         if item.verdict not in feedback.VERDICTS:
@@ -67,12 +67,12 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
     touched: set[str] = set()
     async with deps.db.session() as session:
         for item in req.feedback:
-            found = await repository.find_reported(session, entry.id, item.finding_id, item.fingerprint)
+            found = await queries.find_reported(session, entry.id, item.finding_id, item.fingerprint)
             if found is None:
                 # A finding we never reported here: nothing to calibrate against, say so.
                 unknown.append(item.finding_id or item.fingerprint)
                 continue
-            await repository.upsert_feedback(
+            await queries.upsert_feedback(
                 session,
                 {
                     "repository_id": entry.id,
@@ -88,15 +88,15 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
             )
             touched.add(found.rule)
             recorded += 1
-        await repository.insert_external(session, externals)
-        counts = await repository.verdict_counts(session, entry.id)
-        suppressed = await repository.suppressed_fingerprints(session, entry.id)
+        await queries.insert_external(session, externals)
+        counts = await queries.verdict_counts(session, entry.id)
+        suppressed = await queries.suppressed_fingerprints(session, entry.id)
         rule_feedback = feedback.rule_feedback(counts)
         calibration = calibrate(rule_feedback, suppressed)
-        await repository.replace_calibration(session, entry.id, feedback.calibration_rows(rule_feedback, calibration))
+        await queries.replace_calibration(session, entry.id, feedback.calibration_rows(rule_feedback, calibration))
         if recorded or externals:
-            await repository.bump_version(session, entry.id)
-        row = await repository.repository_by_ref(session, entry.id)
+            await queries.bump_version(session, entry.id)
+        row = await queries.repository_by_ref(session, entry.id)
         fresh = await loading.entry_for(session, row) if row is not None else None
     if fresh is not None:
         deps.cache.put(fresh)

@@ -12,7 +12,7 @@ from typing import Any
 
 import orjson
 
-from services.analyzer import repository
+from services.analyzer import queries
 from services.analyzer.deps import Deps
 from services.analyzer.engine import Finding, to_sarif
 from services.analyzer.models import new_id, now_ms
@@ -104,7 +104,7 @@ def build_result(
 
 async def record(
     deps: Deps,
-    db: repository.Executor,
+    db: queries.Executor,
     entry: LoadedRepo,
     *,
     kind: str,
@@ -168,5 +168,5 @@ async def record(
         findings=len(findings),
         user_id=user_id,
     )
-    await repository.record_audit(db, audit, rows, event_row(SUBJECT_ANALYSIS_COMPLETED, EVENT_TYPE, event))
+    await queries.record_audit(db, audit, rows, event_row(SUBJECT_ANALYSIS_COMPLETED, EVENT_TYPE, event))
     return audit_id

@@ -7,8 +7,7 @@ from typing import Any, TypeAlias
 import grpc
 import orjson
 
-from services.analyzer import analysis, audits, dashboard, preferences, reports, repos
-from services.analyzer import context as review_context
+from services.analyzer import analysis, audits, dashboard, preferences, repo_lookup, reports, review_context
 from services.analyzer.deps import Deps
 from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, common_pb2
 
@@ -45,7 +44,7 @@ class AnalyzerServicer(analyzer_pb2_grpc.AnalyzerServiceServicer):
         return _doc(await review_context.global_context(self.deps, request.repo))
 
     async def GetModelStatus(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> analyzer_pb2.ModelStatus:
-        return await repos.model_status(self.deps, request.repo)
+        return await repo_lookup.model_status(self.deps, request.repo)
 
     async def ReportFindings(
         self, request: analyzer_pb2.ReportFindingsRequest, context: Ctx

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from services.analyzer import learning, repository
+from services.analyzer import model_store, queries
 from services.analyzer.deps import Deps
 from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
 from services.kit.db import try_advisory_lock
@@ -45,7 +45,7 @@ async def relearn_outdated(deps: Deps) -> tuple[int, int]:
     failed: set[str] = set()
     while True:
         async with deps.db.session() as session:
-            rows = await repository.outdated_models(session, MODEL_SCHEMA_VERSION, _BATCH, exclude=failed)
+            rows = await queries.outdated_models(session, MODEL_SCHEMA_VERSION, _BATCH, exclude=failed)
         learned = 0
         for row in rows:
             beat()
@@ -64,10 +64,10 @@ async def _relearn(deps: Deps, repo_id: str, *, owner: str, full_name: str) -> b
         async with deps.db.session() as session:
             if not await try_advisory_lock(session, f"analyzer.relearn:{repo_id}"):
                 return False
-            schema = await repository.current_model_schema(session, repo_id)
+            schema = await queries.current_model_schema(session, repo_id)
             if schema is None or schema >= MODEL_SCHEMA_VERSION:
                 return False  # relearned meanwhile (an indexed event, another replica) or deleted
-            entry = await learning.learn_and_store(deps, session, repo_id, "", owner=owner, full_name=full_name)
+            entry = await model_store.learn_and_store(deps, session, repo_id, "", owner=owner, full_name=full_name)
         deps.cache.put(entry)  # after the commit, as every learning run does
     log.info("relearned %s at %s for engine version %d", repo_id, entry.commit[:12], MODEL_SCHEMA_VERSION)
     return True

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 from typing import Any
 
 from services.analyzer.engine import Convention, ConventionModel
-from services.analyzer.engine.context import index_of
 from services.analyzer.engine.conventions import FILE
+from services.analyzer.engine.file_check import index_of
 from services.analyzer.models import Audit, ExternalFindingRow, FindingRow
 
 _RANK = {"strict": 2, "loose": 1, "off": 0}

@@ -7,7 +7,7 @@ from typing import NamedTuple
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import repository as repo
+from services.billing import queries
 from services.billing.models import AccessToken, Membership, Organization, User
 from services.billing.plans import Catalogue, effective_plan_id
 from services.contracts.v1 import billing_pb2, common_pb2
@@ -26,13 +26,13 @@ async def principal_for(
     if token is not None:
         principal.token_id = token.id
         principal.token_kind = token.kind
-    memberships = await repo.memberships_of(session, user.id)
+    memberships = await queries.memberships_of(session, user.id)
     for membership, org in memberships:
         principal.memberships.add(org_id=org.id, org_name=org.name, role=membership.role)
     if catalogue is not None:
         # The user's plan for user-level limits: the best of their own and their teams' plans.
         owners = [owner_of_user(user.id)] + [owner_of_org(org.id) for _, org in memberships]
-        rows = await repo.subscriptions_for(session, owners)
+        rows = await queries.subscriptions_for(session, owners)
         principal.plan = catalogue.best([effective_plan_id(r.plan, r.status) for r in rows]).id
     return principal
 
@@ -44,7 +44,7 @@ class Validated(NamedTuple):
 
 
 async def validate_token(
-    db: repo.Executor, raw: str, catalogue: Catalogue | None = None, *, count_window: int | None = None
+    db: queries.Executor, raw: str, catalogue: Catalogue | None = None, *, count_window: int | None = None
 ) -> Validated:
     """Resolve a bearer token; expired → not_authenticated, malformed/revoked → invalid_token.
 
@@ -55,13 +55,13 @@ async def validate_token(
     if tokens.parse(raw) is None:
         raise ServiceError("invalid_token", "malformed token")
     now = int(time.time())
-    row = await repo.token_identity(db, tokens.digest(raw), count_window=count_window, now=now)
+    row = await queries.token_identity(db, tokens.digest(raw), count_window=count_window, now=now)
     if row is None or row.revoked_at is not None:
         raise ServiceError("invalid_token", "token revoked or unknown")
     if row.expires_at and row.expires_at <= now:
         raise ServiceError("not_authenticated", "token expired")
     if now - row.last_used_at > TOUCH_INTERVAL_SECONDS:
-        await repo.touch_token(db, row.token_id, now)
+        await queries.touch_token(db, row.token_id, now)
     principal = common_pb2.Principal(user_id=row.user_id, login=row.login, token_id=row.token_id, token_kind=row.kind)
     for org_id, org_name, role in row.memberships:
         principal.memberships.add(org_id=org_id, org_name=org_name, role=role)
@@ -107,33 +107,33 @@ async def create_personal_token(
         raise ServiceError("validation_failed", "name must be 1 to 100 characters", {"field": "name"})
     if expires_in_days < 0 or expires_in_days > 3650:
         raise ServiceError("validation_failed", "expires_in_days must be 0 to 3650", {"field": "expires_in_days"})
-    user = await repo.lock_user(session, user_id)  # serializes the count check below per user
+    user = await queries.lock_user(session, user_id)  # serializes the count check below per user
     if user is None:
         raise ServiceError("invalid_token", "token owner no longer exists")
-    if len(await repo.personal_tokens(session, user_id)) >= max_tokens:
+    if len(await queries.personal_tokens(session, user_id)) >= max_tokens:
         raise ServiceError("conflict", f"at most {max_tokens} personal access tokens; revoke one first")
     return await issue_token(session, user, "pat", name, expires_in_days * 86400)
 
 
 async def list_personal_tokens(session: AsyncSession, user_id: str) -> list[AccessToken]:
-    return list(await repo.personal_tokens(session, user_id))
+    return list(await queries.personal_tokens(session, user_id))
 
 
 async def revoke_personal_token(session: AsyncSession, user_id: str, token_id: str) -> None:
-    token = await repo.token_by_id(session, token_id) if token_id else None
+    token = await queries.token_by_id(session, token_id) if token_id else None
     # Someone else's token and no token at all answer alike, so ids cannot be probed.
     if token is None or token.user_id != user_id or token.kind != "pat" or token.revoked_at is not None:
         raise ServiceError("not_found", "no such personal access token", {"token_id": token_id})
-    await repo.revoke_token(session, token.id, int(time.time()))
+    await queries.revoke_token(session, token.id, int(time.time()))
 
 
 async def sign_out(session: AsyncSession, user_id: str, raw: str) -> None:
     """Revoke the presented token. Validation reads the database on every request, so it is
     refused from the next request on."""
-    token = await repo.token_by_digest(session, tokens.digest(raw)) if raw else None
+    token = await queries.token_by_digest(session, tokens.digest(raw)) if raw else None
     if token is None or token.user_id != user_id:
         raise ServiceError("invalid_token", "the presented token is not the caller's")
-    await repo.revoke_token(session, token.id, int(time.time()))
+    await queries.revoke_token(session, token.id, int(time.time()))
 
 
 async def create_user(
@@ -150,19 +150,19 @@ async def create_user(
     role = org_role or "team-admin"
     if role not in ROLES:
         raise ServiceError("validation_failed", f"role must be one of {ROLES}", {"field": "org_role"})
-    user = await repo.user_by_login(session, login)
+    user = await queries.user_by_login(session, login)
     if user is None:
         user = User(login=login, email=email)
         session.add(user)
         await session.flush()
     org = None
     if org_name:
-        org = await repo.org_by_name(session, org_name)
+        org = await queries.org_by_name(session, org_name)
         if org is None:
             org = Organization(name=org_name)
             session.add(org)
             await session.flush()
-        existing = {m.org_id: m for m in await repo.all_memberships_of(session, user.id)}
+        existing = {m.org_id: m for m in await queries.all_memberships_of(session, user.id)}
         if org.id not in existing:
             session.add(Membership(org_id=org.id, user_id=user.id, role=role))
             await session.flush()

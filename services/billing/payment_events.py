@@ -18,7 +18,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import repository as repo
+from services.billing import queries
 from services.billing.deps import BillingDeps
 from services.billing.models import Organization, Subscription, User
 from services.billing.payments import ProviderSubscription
@@ -61,7 +61,7 @@ async def handle(deps: BillingDeps, event_id: str, event_type: str, payload: byt
         log.error("payment event %s (%s) has no usable data.object; ignored", event_id, event_type)
         return billing_pb2.PaymentEventResponse(duplicate=False, handled=False)
     async with deps.db.session() as session:
-        if await repo.payment_event_seen(session, event_id):  # spares the provider call below
+        if await queries.payment_event_seen(session, event_id):  # spares the provider call below
             return billing_pb2.PaymentEventResponse(duplicate=True, handled=True)
     fetched: ProviderSubscription | None = None
     subscription_id = _subscription_of(event_type, obj)
@@ -69,7 +69,7 @@ async def handle(deps: BillingDeps, event_id: str, event_type: str, payload: byt
         # An outage raises upstream_error: the webhook answers 5xx and the provider redelivers.
         fetched = await deps.payments.get_subscription(subscription_id)
     async with deps.db.session() as session:
-        if not await repo.record_payment_event(session, event_id, event_type, created):
+        if not await queries.record_payment_event(session, event_id, event_type, created):
             return billing_pb2.PaymentEventResponse(duplicate=True, handled=True)
         if event_type == CHECKOUT_COMPLETED:
             applied = await _checkout_completed(session, deps, obj, created, fetched)
@@ -79,7 +79,7 @@ async def handle(deps: BillingDeps, event_id: str, event_type: str, payload: byt
             status = "canceled" if event_type == SUBSCRIPTION_DELETED else "past_due"
             applied = await _set_status(session, obj, subscription_id, created, status)
         if applied:
-            await repo.mark_payment_event_applied(session, event_id)
+            await queries.mark_payment_event_applied(session, event_id)
         log.info("payment event %s (%s) %s", event_id, event_type, "applied" if applied else "changed nothing")
     deps.wake()
     return billing_pb2.PaymentEventResponse(duplicate=False, handled=True)
@@ -94,7 +94,7 @@ async def _owner_row(session: AsyncSession, owner: str) -> Subscription | None:
         if kind == "org"
         else None
     )
-    return await repo.ensure_subscription(session, owner, 1) if exists is not None else None
+    return await queries.ensure_subscription(session, owner, 1) if exists is not None else None
 
 
 def _stale(row: Subscription, created: int) -> bool:
@@ -111,13 +111,13 @@ async def _checkout_completed(
     owner = str(metadata.get("owner") or str(obj.get("client_reference_id") or "").replace("_", ":", 1))
     customer = _id(obj.get("customer"))
     row = await _owner_row(session, owner) if owner else None
-    row = row or await repo.subscription_by(session, checkout_session_id=_id(obj.get("id")))
-    row = row or (await repo.subscription_by(session, customer_id=customer) if customer else None)
+    row = row or await queries.subscription_by(session, checkout_session_id=_id(obj.get("id")))
+    row = row or (await queries.subscription_by(session, customer_id=customer) if customer else None)
     if row is None:
         log.warning("checkout %s belongs to no account we know", _id(obj.get("id")))
         return False
     if customer and customer != row.customer_id:
-        holder = await repo.subscription_by(session, customer_id=customer)
+        holder = await queries.subscription_by(session, customer_id=customer)
         if holder is not None and holder.id != row.id:
             log.error("customer %s is already linked to %s, not to %s", customer, holder.owner, row.owner)
             return False
@@ -143,7 +143,7 @@ async def _checkout_completed(
         await publish_change(session, row)
     row.provider_state_at = max(row.provider_state_at, created)
     user_id = str(metadata.get("user_id") or (row.owner[5:] if row.owner.startswith("user:") else ""))
-    user = await repo.lock_user(session, user_id) if user_id else None
+    user = await queries.lock_user(session, user_id) if user_id else None
     if user is not None:
         user.trial_used = True  # spec: every completed checkout marks the user's trial used
     return True
@@ -161,7 +161,7 @@ async def _linked_row(session: AsyncSession, obj: dict[str, Any], subscription_i
     """The subscription row the event is about, or None when the customer is not linked yet or
     the event concerns another (earlier) subscription of the customer."""
     customer = _id(obj.get("customer"))
-    row = await repo.subscription_by(session, customer_id=customer) if customer else None
+    row = await queries.subscription_by(session, customer_id=customer) if customer else None
     if row is None:
         log.info("customer %s is not linked to an account (yet)", customer)
         return None

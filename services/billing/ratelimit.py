@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 
-from services.billing import repository as repo
+from services.billing import queries
 from services.billing.plans import Catalogue, effective_plan_id
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.kit.errors import ServiceError
@@ -24,7 +24,7 @@ def token_key(principal: common_pb2.Principal) -> str:
 
 
 async def hit(
-    db: repo.Executor,
+    db: queries.Executor,
     catalogue: Catalogue,
     principal: common_pb2.Principal,
     org_id: str,
@@ -45,12 +45,12 @@ async def hit(
     if token_limit > 0:
         limits[token_key(principal)] = max(1, int(token_limit * scale))
     if org_id and role_in(principal, org_id) is not None:
-        subscribed = await repo.plan_status(db, owner_of_org(org_id))
+        subscribed = await queries.plan_status(db, owner_of_org(org_id))
         org_plan = catalogue.get(effective_plan_id(*subscribed)) if subscribed else catalogue.free
         if org_plan.org_rate_limit_per_minute > 0:
             limits[f"org:{org_id}"] = max(1, int(org_plan.org_rate_limit_per_minute * scale))
     counts = dict(counted or {})
-    counts |= await repo.bump_counters(db, sorted(k for k in limits if k not in counts), window)
+    counts |= await queries.bump_counters(db, sorted(k for k in limits if k not in counts), window)
     response = billing_pb2.RateLimitResponse(reset_at=reset_at)
     tightest: tuple[int, int] | None = None  # (remaining, limit)
     for key, limit in limits.items():
@@ -70,7 +70,7 @@ async def hit(
 
 
 async def hit_address(
-    db: repo.Executor,
+    db: queries.Executor,
     scope: str,
     address: str,
     limit_per_minute: int,
@@ -85,7 +85,7 @@ async def hit_address(
     window = window_of(now, window_seconds)
     limit = max(1, int(limit_per_minute * window_seconds / 60))
     key = f"ip:{scope}:{address[:64]}"
-    used = (await repo.bump_counters(db, [key], window))[key]
+    used = (await queries.bump_counters(db, [key], window))[key]
     if used > limit:
         reset_at = (window + 1) * window_seconds
         retry_after = max(1, int(reset_at - now))
@@ -96,5 +96,5 @@ async def hit_address(
         )
 
 
-async def purge(db: repo.Executor, window_seconds: int = 60) -> None:
-    await repo.purge_counters(db, int(time.time() // window_seconds) - 2)
+async def purge(db: queries.Executor, window_seconds: int = 60) -> None:
+    await queries.purge_counters(db, int(time.time() // window_seconds) - 2)

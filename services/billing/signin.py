@@ -10,7 +10,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import repository as repo
+from services.billing import queries
 from services.billing.codehost import CodeHost, HostOrg, HostUser
 from services.billing.identity import issue_token, principal_for
 from services.billing.models import Membership, Organization, User
@@ -43,9 +43,9 @@ async def start(
     redirect = _check_redirect(redirect_uri) or default_redirect
     state = secrets.token_urlsafe(32)
     now = int(time.time())
-    await repo.purge_oauth_states(session, now)  # keeps the table to the states still in flight
+    await queries.purge_oauth_states(session, now)  # keeps the table to the states still in flight
     # Only the digest is stored, like tokens: a database leak does not let anyone finish a flow.
-    await repo.add_oauth_state(session, tokens.digest(state), redirect, now + ttl)
+    await queries.add_oauth_state(session, tokens.digest(state), redirect, now + ttl)
     return billing_pb2.StartHostSignInResponse(authorize_url=host.authorize_url(state, redirect), state=state)
 
 
@@ -60,7 +60,7 @@ async def complete(
     if not code or not state:
         raise ServiceError("oauth_failed", "code and state are required", {"reason": "missing_parameter"})
     async with db.session() as session:
-        issued = await repo.take_oauth_state(session, tokens.digest(state))
+        issued = await queries.take_oauth_state(session, tokens.digest(state))
     if issued is None:
         raise ServiceError("oauth_failed", "state does not match a sign-in we started", {"reason": "state_mismatch"})
     if issued.expires_at < int(time.time()):
@@ -84,8 +84,8 @@ async def _move_aside(session: AsyncSession, holder: User) -> None:
 
 
 async def upsert_user(session: AsyncSession, host_user: HostUser) -> User:
-    user = await repo.user_by_host_id(session, host_user.host_id)
-    holder = await repo.user_by_login_ci(session, host_user.login)
+    user = await queries.user_by_host_id(session, host_user.host_id)
+    holder = await queries.user_by_login_ci(session, host_user.login)
     if user is None and holder is not None and holder.host_user_id is None:
         # A user created by an administrator or an invitation under this login: link it.
         user, holder = holder, None
@@ -104,9 +104,9 @@ async def upsert_user(session: AsyncSession, host_user: HostUser) -> User:
 
 async def join_host_org(session: AsyncSession, user: User, host_org: HostOrg) -> None:
     """Mirror a host organization and the user's place in it, within the seat count."""
-    org = await repo.org_by_host_id(session, host_org.host_id)
+    org = await queries.org_by_host_id(session, host_org.host_id)
     if org is None:
-        org = await repo.org_by_name(session, host_org.login)
+        org = await queries.org_by_name(session, host_org.login)
         if org is not None and org.host_org_id not in (None, host_org.host_id):
             log.warning("organization name %s is taken by another host organization", host_org.login)
             return
@@ -115,11 +115,11 @@ async def join_host_org(session: AsyncSession, user: User, host_org: HostOrg) ->
             session.add(org)
             await session.flush()
         org.host_org_id = host_org.host_id
-    locked = await repo.lock_org(session, org.id)
+    locked = await queries.lock_org(session, org.id)
     assert locked is not None
-    if await repo.membership_of_user(session, org.id, user.id) is not None:
+    if await queries.membership_of_user(session, org.id, user.id) is not None:
         return  # roles are managed here once a member exists; invitations activate below
-    if await repo.seated_count(session, org.id) >= locked.seats:
+    if await queries.seated_count(session, org.id) >= locked.seats:
         log.info("not adding %s to %s: all %d seats taken", user.login, org.name, locked.seats)
         return
     session.add(Membership(org_id=org.id, user_id=user.id, role=HOST_ROLES.get(host_org.role, "member")))
@@ -128,7 +128,7 @@ async def join_host_org(session: AsyncSession, user: User, host_org: HostOrg) ->
 
 async def activate_invitations(session: AsyncSession, user: User) -> None:
     # An invitation is addressed to a login; signing in through the host proves the login.
-    for membership in await repo.all_memberships_of(session, user.id):
+    for membership in await queries.all_memberships_of(session, user.id):
         if membership.status == "invited":
             membership.status = "active"
     await session.flush()

@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import repository as repo
+from services.billing import queries
 from services.billing.access import account_owner
 from services.billing.deps import BillingDeps
 from services.billing.models import Organization, Subscription, outbox
@@ -78,7 +78,7 @@ async def apply_state(
 async def sync_org_seats(session: AsyncSession, row: Subscription) -> None:
     kind, _, org_id = row.owner.partition(":")
     if kind == "org":
-        org = await repo.lock_org(session, org_id)
+        org = await queries.lock_org(session, org_id)
         if org is not None:
             org.seats = row.seats
 
@@ -100,9 +100,9 @@ async def status_document(
 ) -> dict[str, Any]:
     # Exempt from team-admin: any member may see the plan and usage they work under.
     owner = account_owner(principal, org_id, "viewer")
-    row = await repo.subscription_for(session, owner)
+    row = await queries.subscription_for(session, owner)
     plan = plan_of(row, catalogue)
-    user = await repo.user_by_id(session, principal.user_id)
+    user = await queries.user_by_id(session, principal.user_id)
     body = {
         "owner": owner,
         "plan": row.plan if row else "free",
@@ -125,7 +125,7 @@ async def usage(
     session: AsyncSession, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str
 ) -> dict[str, Any]:
     owner = account_owner(principal, org_id, "viewer")
-    return await usage_document(session, owner, await repo.subscription_for(session, owner), catalogue)
+    return await usage_document(session, owner, await queries.subscription_for(session, owner), catalogue)
 
 
 PRICE_FIELDS = (
@@ -197,7 +197,7 @@ async def _customer(
 ) -> str:
     if row.customer_id:
         return row.customer_id
-    user = await repo.user_by_id(session, principal.user_id)
+    user = await queries.user_by_id(session, principal.user_id)
     name = next((m.org_name for m in principal.memberships if f"org:{m.org_id}" == row.owner), principal.login)
     row.customer_id = await deps.payments.create_customer(row.owner, name, user.email if user else "")
     return row.customer_id
@@ -208,7 +208,7 @@ async def checkout(
 ) -> dict[str, Any]:
     owner = account_owner(principal, request.org_id, ADMIN)
     plan = deps.catalogue.paid_plan(request.plan)
-    user = await repo.user_by_id(session, principal.user_id)
+    user = await queries.user_by_id(session, principal.user_id)
     if request.trial:
         if plan.trial_days <= 0:
             raise ServiceError("validation_failed", f"the {plan.name} plan has no trial", {"field": "trial"})
@@ -217,12 +217,12 @@ async def checkout(
     deps.payments.require_configured()  # before any row is written
     seats = 1
     if request.org_id:
-        seats = max(request.seats or 1, await repo.seated_count(session, request.org_id))
+        seats = max(request.seats or 1, await queries.seated_count(session, request.org_id))
         if plan.max_seats != UNLIMITED and seats > plan.max_seats:
             raise ServiceError(
                 "validation_failed", f"the {plan.name} plan allows {plan.max_seats} seats", {"field": "seats"}
             )
-    row = await repo.ensure_subscription(session, owner, seats)
+    row = await queries.ensure_subscription(session, owner, seats)
     if _live(row):
         raise ServiceError(
             "conflict",
@@ -260,7 +260,7 @@ async def portal(
     session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
 ) -> dict[str, Any]:
     owner = account_owner(principal, org_id, ADMIN)
-    row = await repo.subscription_for(session, owner)
+    row = await queries.subscription_for(session, owner)
     if row is None or not row.customer_id:
         raise ServiceError("plan_required", "no billing account yet: start with a checkout")
     # Each opening is its own operation; the SDK's own retries reuse this key.
@@ -270,7 +270,7 @@ async def portal(
 
 
 async def _locked_live(session: AsyncSession, owner: str) -> Subscription:
-    row = await repo.subscription_for(session, owner, lock=True)
+    row = await queries.subscription_for(session, owner, lock=True)
     if row is None or not _live(row):
         raise ServiceError("plan_required", "no active paid subscription on this account; start with a checkout")
     return row
@@ -328,7 +328,7 @@ async def reactivate(
 async def change_seats(session: AsyncSession, deps: BillingDeps, org_id: str, seats: int) -> billing_pb2.Subscription:
     """After teams.check_seats: the provider's quantity follows, then the organization's seats."""
     owner = f"org:{org_id}"
-    row = await repo.subscription_for(session, owner, lock=True)
+    row = await queries.subscription_for(session, owner, lock=True)
     plan = plan_of(row, deps.catalogue)
     if plan.max_seats != UNLIMITED and seats > plan.max_seats:
         raise ServiceError(
@@ -342,7 +342,7 @@ async def change_seats(session: AsyncSession, deps: BillingDeps, org_id: str, se
         await _update(deps, session, row, "subscription.seats", params)
     elif row is not None:
         row.seats = seats
-    org = await repo.lock_org(session, org_id)
+    org = await queries.lock_org(session, org_id)
     if org is not None:
         org.seats = seats
     return subscription_message(owner, row, seats)

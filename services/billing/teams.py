@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import repository as repo
+from services.billing import queries
 from services.billing.access import require_role
 from services.billing.models import Membership, Organization, User
 from services.contracts.v1 import billing_pb2, common_pb2
@@ -35,7 +35,7 @@ def _check_role(role: str) -> str:
 
 async def _admin_org(session: AsyncSession, principal: common_pb2.Principal, org_id: str) -> Organization:
     require_role(principal, org_id, ADMIN)
-    org = await repo.lock_org(session, org_id)
+    org = await queries.lock_org(session, org_id)
     if org is None:  # the principal was built from this row moments ago; it was deleted since
         raise ServiceError("forbidden", "requires the team-admin role in this organization", {"org_id": org_id})
     return org
@@ -47,7 +47,7 @@ async def list_members(
     require_role(principal, org_id, ADMIN)
     org = await session.get(Organization, org_id)
     response = billing_pb2.ListMembersResponse(seats=org.seats if org else 0)
-    for membership, user in await repo.members_of(session, org_id):
+    for membership, user in await queries.members_of(session, org_id):
         response.members.append(member_message(membership, user))
     return response
 
@@ -60,20 +60,20 @@ async def invite(
     login, email = login.strip(), email.strip()
     if not login:
         raise ServiceError("validation_failed", "login (the invitee's code-host login) is required", {"field": "login"})
-    seated = await repo.seated_count(session, org.id)
+    seated = await queries.seated_count(session, org.id)
     if seated >= org.seats:
         raise ServiceError(
             "seat_limit_reached",
             f"all {org.seats} seats are taken; add seats first",
             {"seats": org.seats, "members": seated},
         )
-    user = await repo.user_by_login_ci(session, login)
+    user = await queries.user_by_login_ci(session, login)
     if user is None:
         # A placeholder the invitee's first sign-in links to (matched by login).
         user = User(login=login, email=email)
         session.add(user)
         await session.flush()
-    if await repo.membership_of_user(session, org.id, user.id) is not None:
+    if await queries.membership_of_user(session, org.id, user.id) is not None:
         raise ServiceError("conflict", f"{user.login} is already a member or invited", {"login": user.login})
     membership = Membership(org_id=org.id, user_id=user.id, role=role, status="invited")
     session.add(membership)
@@ -82,15 +82,15 @@ async def invite(
 
 
 async def _member(session: AsyncSession, org_id: str, member_id: str) -> tuple[Membership, User]:
-    membership = await repo.membership_in(session, org_id, member_id) if member_id else None
-    user = await repo.user_by_id(session, membership.user_id) if membership else None
+    membership = await queries.membership_in(session, org_id, member_id) if member_id else None
+    user = await queries.user_by_id(session, membership.user_id) if membership else None
     if membership is None or user is None:
         raise ServiceError("not_found", "no such member in this organization", {"member_id": member_id})
     return membership, user
 
 
 async def _keeps_an_admin(session: AsyncSession, org_id: str, membership: Membership) -> None:
-    if membership.role == ADMIN and membership.status == "active" and await repo.admin_count(session, org_id) <= 1:
+    if membership.role == ADMIN and membership.status == "active" and await queries.admin_count(session, org_id) <= 1:
         raise ServiceError("conflict", "an organization keeps at least one team-admin", {"reason": "last_admin"})
 
 
@@ -121,7 +121,7 @@ async def check_seats(session: AsyncSession, principal: common_pb2.Principal, or
     org = await _admin_org(session, principal, org_id)
     if seats < 1 or seats > 100_000:
         raise ServiceError("validation_failed", "seats must be 1 to 100000", {"field": "seats"})
-    seated = await repo.seated_count(session, org.id)
+    seated = await queries.seated_count(session, org.id)
     if seats < seated:
         raise ServiceError(
             "conflict",
@@ -144,7 +144,7 @@ def invitation_message(membership: Membership, org: Organization) -> billing_pb2
 async def invitations(session: AsyncSession, principal: common_pb2.Principal) -> billing_pb2.ListInvitationsResponse:
     """The caller's pending invitations (its active memberships are in the principal)."""
     reply = billing_pb2.ListInvitationsResponse()
-    for membership, org in await repo.memberships_of(session, principal.user_id, "invited"):
+    for membership, org in await queries.memberships_of(session, principal.user_id, "invited"):
         reply.invitations.append(invitation_message(membership, org))
     return reply
 
@@ -154,8 +154,8 @@ async def answer_invitation(
 ) -> billing_pb2.Invitation:
     """Accept (the membership becomes active; its seat was taken by the invitation) or decline
     (the invitation and its seat go). Accepting twice answers the same; only the invitee may."""
-    org = await repo.lock_org(session, org_id) if org_id else None
-    membership = await repo.membership_of_user(session, org.id, principal.user_id) if org else None
+    org = await queries.lock_org(session, org_id) if org_id else None
+    membership = await queries.membership_of_user(session, org.id, principal.user_id) if org else None
     if org is None or membership is None or (membership.status != "invited" and not accept):
         raise ServiceError("not_found", "no pending invitation to this organization", {"org_id": org_id})
     answer = invitation_message(membership, org)

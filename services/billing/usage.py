@@ -11,7 +11,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import repository as repo
+from services.billing import queries
 from services.billing.models import Subscription
 from services.billing.plans import METRICS, UNLIMITED, Catalogue, PlanConfig, effective_plan_id
 from services.contracts.v1 import billing_pb2, events_pb2
@@ -48,7 +48,7 @@ async def usage_against_caps(
     session: AsyncSession, owner: str, row: Subscription | None, catalogue: Catalogue, now: int
 ) -> dict[str, Any]:
     start, end = current_period(row, now)
-    totals = await repo.usage_totals(session, owner, start, end)
+    totals = await queries.usage_totals(session, owner, start, end)
     plan = plan_of(row, catalogue)
     usage: dict[str, Any] = {}
     for metric in METRICS:
@@ -65,7 +65,7 @@ async def usage_document(
 ) -> dict[str, Any]:
     now = int(time.time())
     summary = await usage_against_caps(session, owner, row, catalogue, now)
-    records = await repo.usage_records(session, owner, summary["period_start"], summary["period_end"], MAX_RECORDS)
+    records = await queries.usage_records(session, owner, summary["period_start"], summary["period_end"], MAX_RECORDS)
     summary["owner"] = owner
     summary["plan"] = plan_of(row, catalogue).id
     summary["records"] = [
@@ -92,7 +92,7 @@ async def check_quota(
     if amount < 0:
         raise ServiceError("validation_failed", "amount must not be negative", {"field": "amount"})
     now = int(time.time())
-    row = await repo.subscription_for(session, owner)
+    row = await queries.subscription_for(session, owner)
     plan = plan_of(row, catalogue)
     cap = plan.cap(metric)
     start, end = current_period(row, now)
@@ -100,7 +100,7 @@ async def check_quota(
         used = max(0, amount - 1)  # the caller passes the total it would reach
         needed = amount
     else:
-        used = (await repo.usage_totals(session, owner, start, end)).get(metric, 0)
+        used = (await queries.usage_totals(session, owner, start, end)).get(metric, 0)
         needed = used + amount
     response = billing_pb2.CheckQuotaResponse(
         allowed=True, used=used, cap=cap, plan=plan.id, rate_limit_per_minute=plan.rate_limit_per_minute
@@ -135,7 +135,7 @@ async def record_analysis(session: AsyncSession, env: events_pb2.EventEnvelope) 
     if not event.owner or not event.audit_id:
         log.warning("analysis.completed %s without owner or audit id: not counted", env.id)
         return
-    await repo.add_usage(
+    await queries.add_usage(
         session,
         {
             "owner": event.owner,
@@ -153,7 +153,7 @@ async def record_ai(session: AsyncSession, owner: str, user_id: str, request: bi
     if not request.request_id:
         raise ServiceError("validation_failed", "request_id is required (the dedupe key)", {"field": "request_id"})
     tokens = max(0, request.prompt_tokens) + max(0, request.completion_tokens)
-    await repo.add_usage(
+    await queries.add_usage(
         session,
         {
             "owner": owner,

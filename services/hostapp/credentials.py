@@ -6,7 +6,7 @@ from __future__ import annotations
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import hostapp_pb2
-from services.hostapp import repository as repo
+from services.hostapp import queries
 from services.hostapp.github import GitHubApp, GitHubError
 from services.hostapp.models import ACTIVE, SUSPENDED, Installation, InstallationRepository
 from services.kit.errors import ServiceError
@@ -21,13 +21,13 @@ async def active_record(session: AsyncSession, full_name: str) -> tuple[Installa
     """The repository's live installation record, or the reason there is none."""
     if not _valid_full_name(full_name):
         raise ServiceError("bad_request", "expected owner/repo", {"field": "full_name"})
-    records = await repo.records_for(session, full_name)
+    records = await queries.records_for(session, full_name)
     if not records:
         raise ServiceError(
             "repo_not_found", f"{full_name} is not installed for the code-host app", {"reason": "not_installed"}
         )
     record = records[0]  # active first
-    installation = await repo.installation(session, record.installation_id)
+    installation = await queries.installation(session, record.installation_id)
     if record.status == SUSPENDED or (installation is not None and installation.status == SUSPENDED):
         raise ServiceError(
             "forbidden",
@@ -46,11 +46,11 @@ async def active_record(session: AsyncSession, full_name: str) -> tuple[Installa
 async def installation_record(session: AsyncSession, full_name: str) -> hostapp_pb2.InstallationRecord:
     if not _valid_full_name(full_name):
         raise ServiceError("bad_request", "expected owner/repo", {"field": "full_name"})
-    records = await repo.records_for(session, full_name)
+    records = await queries.records_for(session, full_name)
     if not records:
         raise ServiceError("repo_not_found", f"{full_name} is not installed for the code-host app")
     record = records[0]
-    installation = await repo.installation(session, record.installation_id)
+    installation = await queries.installation(session, record.installation_id)
     return hostapp_pb2.InstallationRecord(
         installation_id=record.installation_id,
         full_name=record.full_name,

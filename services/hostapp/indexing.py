@@ -13,8 +13,7 @@ from enum import Enum
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2, indexer_pb2, indexer_pb2_grpc
-from services.hostapp import jobs
-from services.hostapp import repository as repo
+from services.hostapp import jobs, queries
 from services.hostapp.models import PrJob, now_ms
 from services.kit.db import Database
 from services.kit.errors import ServiceError
@@ -39,9 +38,9 @@ class IndexGate:
         self.timeout = timeout
 
     async def state(self, full_name: str) -> IndexState:
-        key = repo.repo_key(full_name)
+        key = queries.repo_key(full_name)
         async with self.db.session() as session:
-            known = await repo.repo_index(session, key)
+            known = await queries.repo_index(session, key)
         if known is not None and known.state == READY:
             return IndexState.READY
         return await self._ask_indexer(full_name)
@@ -69,18 +68,18 @@ class IndexGate:
     async def wait(self, job: PrJob) -> bool:
         """Park the job until the repository is indexed; False when it was indexed meanwhile."""
         async with self.db.session() as session:
-            await repo.lock_repo(session, job.repo_key)
-            known = await repo.repo_index(session, job.repo_key)
+            await queries.lock_repo(session, job.repo_key)
+            known = await queries.repo_index(session, job.repo_key)
             if known is not None and known.state == READY:
                 return False
-            await repo.update_job(
+            await queries.update_job(
                 session, job.id, state="waiting_index", lease_until=0, waiting_since=job.waiting_since or now_ms()
             )
         return True
 
 
 async def _release(session: AsyncSession, key: str) -> int:
-    waiting = await repo.jobs_waiting_for(session, key)
+    waiting = await queries.jobs_waiting_for(session, key)
     for job in waiting:
         await jobs.requeue(session, job)
     return len(waiting)
@@ -90,9 +89,9 @@ async def on_repository_indexed(session: AsyncSession, env: events_pb2.EventEnve
     event = events_pb2.RepositoryIndexed.FromString(env.payload)
     if not event.full_name:
         return  # not a hosted repository: no PR job can wait for it
-    key = repo.repo_key(event.full_name)
-    await repo.lock_repo(session, key)
-    await repo.upsert_repo_index(session, key, READY, event.repository_id, event.head_sha, "")
+    key = queries.repo_key(event.full_name)
+    await queries.lock_repo(session, key)
+    await queries.upsert_repo_index(session, key, READY, event.repository_id, event.head_sha, "")
     released = await _release(session, key)
     if released:
         log.info("repository.indexed %s: %d waiting PR job(s) requeued", event.full_name, released)
@@ -102,11 +101,11 @@ async def on_index_failed(session: AsyncSession, env: events_pb2.EventEnvelope) 
     event = events_pb2.IndexFailed.FromString(env.payload)
     if not event.full_name:
         return
-    key = repo.repo_key(event.full_name)
-    await repo.lock_repo(session, key)
-    known = await repo.repo_index(session, key)
+    key = queries.repo_key(event.full_name)
+    await queries.lock_repo(session, key)
+    known = await queries.repo_index(session, key)
     if known is None or known.state != READY:  # a failed re-index leaves the last good index usable
-        await repo.upsert_repo_index(session, key, FAILED, event.repository_id, "", event.error)
+        await queries.upsert_repo_index(session, key, FAILED, event.repository_id, "", event.error)
     # Waiting jobs go back to the queue; the worker sees the failure and closes them as skipped.
     await _release(session, key)
 

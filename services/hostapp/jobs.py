@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2
-from services.hostapp import repository as repo
+from services.hostapp import queries
 from services.hostapp.models import PrJob, now_ms, outbox
 from services.kit.bus import SUBJECT_PR_JOB
 from services.kit.outbox import add_event
@@ -38,9 +38,9 @@ async def enqueue(
     session: AsyncSession, installation_id: int, full_name: str, pr_number: int, head_sha: str, delivery_id: str
 ) -> Enqueued:
     """A job per PR head among unfinished jobs: a second delivery of the same head is a no-op."""
-    job_id = await repo.insert_job(session, installation_id, full_name, pr_number, head_sha, delivery_id)
+    job_id = await queries.insert_job(session, installation_id, full_name, pr_number, head_sha, delivery_id)
     if job_id is None:
-        existing = await repo.unfinished_job(session, installation_id, full_name, pr_number, head_sha)
+        existing = await queries.unfinished_job(session, installation_id, full_name, pr_number, head_sha)
         return Enqueued(existing.id if existing else "", False)
     message = job_message(
         job_id=job_id,
@@ -55,14 +55,14 @@ async def enqueue(
 
 async def requeue(session: AsyncSession, job: PrJob) -> None:
     """Back to the queue with a fresh message (the old one is gone or was acknowledged)."""
-    await repo.update_job(session, job.id, state="queued", lease_until=0)
+    await queries.update_job(session, job.id, state="queued", lease_until=0)
     await add_event(session, outbox, SUBJECT_PR_JOB, JOB_EVENT_TYPE, job_message(job))
 
 
 async def finish(
     session: AsyncSession, job_id: str, state: str, *, conclusion: str = "", summary: str = "", **extra: object
 ) -> None:
-    await repo.update_job(
+    await queries.update_job(
         session,
         job_id,
         state=state,

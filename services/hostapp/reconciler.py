@@ -16,8 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from services.hostapp import jobs
-from services.hostapp import repository as repo
+from services.hostapp import jobs, queries
 from services.hostapp.github import GitHubApp
 from services.hostapp.models import FAILED, now_ms
 from services.hostapp.settings import HostAppSettings
@@ -63,7 +62,7 @@ class Reconciler:
         now = now_ms()
         counts = {"requeued": 0, "failed": 0}
         async with self.db.session() as session:
-            for job in await repo.jobs_to_reconcile(
+            for job in await queries.jobs_to_reconcile(
                 session,
                 now=now,
                 requeue_before=now - int(s.requeue_after_seconds * 1000),
@@ -96,15 +95,15 @@ class Reconciler:
         if not candidates:
             return 0
         async with self.db.session() as session:
-            seen = await repo.known_deliveries(session, candidates)
-            asked = await repo.requested_redeliveries(session, candidates)
+            seen = await queries.known_deliveries(session, candidates)
+            asked = await queries.requested_redeliveries(session, candidates)
         redelivered = 0
         for guid, d in candidates.items():
             if guid in seen or guid in asked:
                 continue
             await self.github.redeliver(d.id)
             async with self.db.session() as session:
-                await repo.record_redelivery(session, guid, d.id)
+                await queries.record_redelivery(session, guid, d.id)
             redelivered += 1
         if redelivered:
             log.info("asked the code host to redeliver %d failed webhook deliveries", redelivered)

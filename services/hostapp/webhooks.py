@@ -17,8 +17,7 @@ import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2
-from services.hostapp import jobs
-from services.hostapp import repository as repo
+from services.hostapp import jobs, queries
 from services.hostapp.models import ACTIVE, REMOVED, SUSPENDED, outbox
 from services.kit.bus import SUBJECT_INSTALLATION_REPOS
 from services.kit.errors import ServiceError
@@ -52,13 +51,13 @@ async def handle(session: AsyncSession, delivery_id: str, event: str, body: byte
         raise ServiceError("bad_request", "payload is not a JSON object")
     action = str(payload.get("action") or "")
     installation_id = _installation_id(payload)
-    if not await repo.record_delivery(session, delivery_id, event, action, installation_id):
+    if not await queries.record_delivery(session, delivery_id, event, action, installation_id):
         log.info("webhook.code_host.duplicate %s (%s.%s)", delivery_id, event, action)
-        recorded = await repo.delivery(session, delivery_id)
+        recorded = await queries.delivery(session, delivery_id)
         return Outcome(False, "duplicate delivery", (recorded.job_id or "") if recorded else "", duplicate=True)
     handler = HANDLERS.get(event)
     result = await handler(session, delivery_id, action, payload) if handler else Outcome(False, "unknown_event")
-    await repo.set_delivery_outcome(session, delivery_id, result.handled, result.outcome, result.job_id or None)
+    await queries.set_delivery_outcome(session, delivery_id, result.handled, result.outcome, result.job_id or None)
     log.info("webhook.code_host.received %s %s.%s: %s", delivery_id, event, action, result.outcome)
     return result
 
@@ -96,20 +95,20 @@ async def on_installation(session: AsyncSession, delivery_id: str, action: str, 
     if installation_id is None:
         return Outcome(False, "no installation id")
     login, kind = _account(payload)
-    current = await repo.installation(session, installation_id, lock=True)
+    current = await queries.installation(session, installation_id, lock=True)
     if action == "created":
         # Installation ids are never reused: a "created" arriving after "deleted" is stale.
         if current is not None and current.status == REMOVED:
             return Outcome(False, "stale: installation already deleted")
-        await repo.upsert_installation(session, installation_id, login, kind, ACTIVE)
+        await queries.upsert_installation(session, installation_id, login, kind, ACTIVE)
         repos = _repos(payload, "repositories")
         for r in repos:
-            await repo.upsert_record(session, installation_id, r, ACTIVE)
+            await queries.upsert_record(session, installation_id, r, ACTIVE)
         await _announce(session, installation_id, login, [r["full_name"] for r in repos], [])
         return Outcome(True, f"installation created with {len(repos)} repositories")
     if action == "deleted":
-        await repo.upsert_installation(session, installation_id, login, kind, REMOVED)
-        removed = await repo.set_record_status(session, installation_id, REMOVED, only_from=(ACTIVE, SUSPENDED))
+        await queries.upsert_installation(session, installation_id, login, kind, REMOVED)
+        removed = await queries.set_record_status(session, installation_id, REMOVED, only_from=(ACTIVE, SUSPENDED))
         await _announce(session, installation_id, login, [], removed)
         return Outcome(True, f"installation deleted, {len(removed)} records removed")
     if action in ("suspend", "unsuspend"):
@@ -117,8 +116,8 @@ async def on_installation(session: AsyncSession, delivery_id: str, action: str, 
             return Outcome(False, "stale: installation already deleted")
         # Removed records stay removed: suspension acts on the live ones only.
         target, source = (SUSPENDED, ACTIVE) if action == "suspend" else (ACTIVE, SUSPENDED)
-        await repo.upsert_installation(session, installation_id, login, kind, target)
-        moved = await repo.set_record_status(session, installation_id, target, only_from=(source,))
+        await queries.upsert_installation(session, installation_id, login, kind, target)
+        moved = await queries.set_record_status(session, installation_id, target, only_from=(source,))
         return Outcome(True, f"installation {action}ed, {len(moved)} records {target}")
     return Outcome(False, f"ignored action {action!r}")
 
@@ -130,21 +129,21 @@ async def on_installation_repositories(
     if installation_id is None:
         return Outcome(False, "no installation id")
     login, kind = _account(payload)
-    current = await repo.installation(session, installation_id, lock=True)
+    current = await queries.installation(session, installation_id, lock=True)
     if current is not None and current.status == REMOVED:
         return Outcome(False, "stale: installation already deleted")
     if current is None:
         # The "created" delivery may have been lost (GitHub does not retry on its own).
-        await repo.upsert_installation(session, installation_id, login, kind, ACTIVE)
+        await queries.upsert_installation(session, installation_id, login, kind, ACTIVE)
     if action in ("added", "repositories_added"):
         added = _repos(payload, "repositories_added")
         for r in added:
-            await repo.upsert_record(session, installation_id, r, ACTIVE)
+            await queries.upsert_record(session, installation_id, r, ACTIVE)
         await _announce(session, installation_id, login, [r["full_name"] for r in added], [])
         return Outcome(True, f"{len(added)} repositories added")
     if action in ("removed", "repositories_removed"):
         names = [str(r["full_name"]) for r in _repos(payload, "repositories_removed")]
-        removed = await repo.set_record_status(session, installation_id, REMOVED, full_names=names)
+        removed = await queries.set_record_status(session, installation_id, REMOVED, full_names=names)
         await _announce(session, installation_id, login, [], removed)
         return Outcome(True, f"{len(removed)} repositories removed")
     return Outcome(False, f"ignored action {action!r}")
@@ -160,10 +159,10 @@ async def on_pull_request(session: AsyncSession, delivery_id: str, action: str, 
     head_sha = str((pr.get("head") or {}).get("sha") or "")
     if installation_id is None or not full_name or not isinstance(number, int) or not head_sha:
         return Outcome(False, "ignored: payload lacks installation, repository, number or head sha")
-    installation = await repo.installation(session, installation_id)
+    installation = await queries.installation(session, installation_id)
     if installation is not None and installation.status != ACTIVE:
         return Outcome(False, f"ignored: installation {installation.status}")
-    records = [r for r in await repo.records_for(session, full_name) if r.installation_id == installation_id]
+    records = [r for r in await queries.records_for(session, full_name) if r.installation_id == installation_id]
     if records and records[0].status != ACTIVE:
         return Outcome(False, f"ignored: repository {records[0].status}")
     # No record at all is accepted: the code host only sends this event to an installed app.

@@ -21,8 +21,7 @@ from nats.aio.msg import Msg
 from sqlalchemy.exc import DBAPIError
 
 from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, events_pb2
-from services.hostapp import jobs, review
-from services.hostapp import repository as repo
+from services.hostapp import jobs, queries, review
 from services.hostapp.github import GitHubApp, GitHubError, PullInfo
 from services.hostapp.indexing import IndexGate, IndexState, is_transient
 from services.hostapp.models import COMPLETED, DROPPED, FAILED, SKIPPED, SUPERSEDED, PrJob, now_ms
@@ -138,7 +137,7 @@ class PrWorker:
 
     async def _claim(self, job_id: str) -> tuple[PrJob | None, int]:
         async with self.db.session() as session:
-            job = await repo.job(session, job_id, lock=True)
+            job = await queries.job(session, job_id, lock=True)
             if job is None or job.state not in ("queued", "running"):
                 return None, 0
             now = now_ms()
@@ -155,7 +154,7 @@ class PrWorker:
             await asyncio.sleep(self.settings.job_ack_wait_seconds / 3)
             try:
                 async with self.db.session() as session:
-                    await repo.renew_lease(session, job_id, now_ms() + self.lease_ms)
+                    await queries.renew_lease(session, job_id, now_ms() + self.lease_ms)
             except Exception as exc:  # a missed renewal only risks a second worker resuming the job
                 log.warning("lease renewal of %s failed: %s", job_id, exc)
 
@@ -164,7 +163,7 @@ class PrWorker:
         if transient and delivered < self.settings.job_max_deliver:
             log.warning("pr job %s failed (attempt %d), will retry: %s", job.id, delivered, exc)
             async with self.db.session() as session:
-                await repo.update_job(session, job.id, state="queued", lease_until=0, summary=str(exc)[:4000])
+                await queries.update_job(session, job.id, state="queued", lease_until=0, summary=str(exc)[:4000])
             await msg.nak(delay=self.settings.job_retry_delay_seconds)
             return "retry"
         log.error("pr job %s failed permanently: %s", job.id, exc)
@@ -289,7 +288,7 @@ class PrWorker:
         )
         review_id = await gh.create_review(job.installation_id, name, number, job.head_sha, body, plan.comments)
         async with self.db.session() as session:
-            await repo.update_job(session, job.id, review_id=review_id)
+            await queries.update_job(session, job.id, review_id=review_id)
         job.review_id = review_id
         return review_id
 
@@ -308,7 +307,7 @@ class PrWorker:
             job.installation_id, job.repo_full_name, job.head_sha, job.id, "in_progress", output
         )
         async with self.db.session() as session:
-            await repo.update_job(session, job.id, check_run_id=check_run_id)
+            await queries.update_job(session, job.id, check_run_id=check_run_id)
         job.check_run_id = check_run_id
 
     async def _update_check_run(self, job: PrJob, status: str, output: dict[str, str]) -> None:

@@ -13,7 +13,7 @@ import re
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import common_pb2
-from services.indexer import repository as sql
+from services.indexer import queries
 from services.indexer.models import Repository
 from services.kit.errors import ServiceError
 from services.kit.identity import can_access_owner, owner_of_org, owner_of_user, role_in, user_principal
@@ -48,12 +48,12 @@ async def load(
     repo: Repository | None = None
     if "/" in ref:
         if FULL_NAME.fullmatch(ref):
-            candidates = await sql.repositories_by_full_name(session, ref)
+            candidates = await queries.repositories_by_full_name(session, ref)
             repo = next((r for r in candidates if r.owner and visible(principal, r)), None)
             if repo is not None and lock:
-                repo = await sql.repository_by_id(session, repo.id, lock=True)
+                repo = await queries.repository_by_id(session, repo.id, lock=True)
     elif _ID.fullmatch(ref):
-        repo = await sql.repository_by_id(session, ref, lock=lock)
+        repo = await queries.repository_by_id(session, ref, lock=lock)
     if repo is None or not visible(principal, repo):
         raise not_found(ref)
     if principal is not None and min_role != "viewer" and not can_access_owner(principal, repo.owner, min_role):

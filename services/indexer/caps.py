@@ -10,7 +10,7 @@ import logging
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import billing_pb2, billing_pb2_grpc
-from services.indexer import repository as sql
+from services.indexer import queries
 from services.kit.db import advisory_lock
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call, make_channel
@@ -35,7 +35,7 @@ class RepositoryCap:
         """Raise ``plan_required`` (the cap in ``details``) when one more repository would
         exceed the owner's plan. Holds the owner's lock until the caller's transaction ends."""
         await advisory_lock(session, f"repository-cap:{owner}")
-        total = await sql.count_repositories(session, owner) + 1
+        total = await queries.count_repositories(session, owner) + 1
         request = billing_pb2.CheckQuotaRequest(owner=owner, metric="repositories", amount=total)
         try:
             await call(self._billing().CheckQuota, request, timeout=self.deadline)

@@ -12,8 +12,7 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 from services.contracts.v1 import indexer_pb2
-from services.indexer import access, sources
-from services.indexer import repository as sql
+from services.indexer import access, queries, sources
 from services.indexer.facts_codec import apply_resolution, decode_facts, encode_facts, skipped_facts
 from services.indexer.git import (
     FileDiff,
@@ -63,7 +62,7 @@ async def stream_facts(db: Database, request: indexer_pb2.StreamFactsRequest) ->
             )
         chunk = indexer_pb2.FactsChunk(commit=repo.head_sha)
         size = 0
-        async for row, facts in sql.stream_snapshot_facts(session, repo.id, snapshot_id):
+        async for row, facts in queries.stream_snapshot_facts(session, repo.id, snapshot_id):
             data = _facts_bytes(row, facts)
             chunk.files.add(path=row.path, blob_sha=row.blob_sha, language=row.language, facts=data)
             size += len(data)
@@ -100,7 +99,9 @@ async def get_file(
     async with db.read_session() as session:  # on every analysis of an indexed path
         repo, snapshot_id = await indexed(session, request.repo)
         found = (
-            await sql.snapshot_file(session, repo.id, snapshot_id, path) if _same_commit(repo, request.commit) else None
+            await queries.snapshot_file(session, repo.id, snapshot_id, path)
+            if _same_commit(repo, request.commit)
+            else None
         )
     mirror = str(sources.mirror_path(settings, repo.id))
     if _same_commit(repo, request.commit):

@@ -10,8 +10,7 @@ import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import common_pb2, indexer_pb2
-from services.indexer import access
-from services.indexer import repository as sql
+from services.indexer import access, queries
 from services.indexer.git import GitError, validate_repo_path
 from services.indexer.models import Repository
 from services.kit.db import Database
@@ -45,7 +44,7 @@ async def indexed(session: AsyncSession, ref: str) -> tuple[Repository, str]:
     """The repository (read access, internal callers allowed) and its current snapshot id."""
     repo = await access.load(session, ref, internal_ok=True)
     if not repo.snapshot_id:
-        run = await sql.run_by_id(session, repo.last_run_id) if repo.last_run_id else None
+        run = await queries.run_by_id(session, repo.last_run_id) if repo.last_run_id else None
         if run is not None and run.state == "failed":
             raise index_failed(repo.id, run.error_code, run.error)
         raise ServiceError("repo_not_indexed", "the repository has not been indexed yet", {"repo": repo.id})
@@ -55,7 +54,7 @@ async def indexed(session: AsyncSession, ref: str) -> tuple[Repository, str]:
 async def _load(db: Database, ref: str, column: str) -> tuple[Repository, Any]:
     async with db.session() as session:
         repo, snapshot_id = await indexed(session, ref)
-        return repo, orjson.loads(await sql.snapshot_document(session, snapshot_id, column) or b"null")
+        return repo, orjson.loads(await queries.snapshot_document(session, snapshot_id, column) or b"null")
 
 
 async def domains(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
@@ -104,8 +103,8 @@ async def history(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.
     async with db.session() as session:
         repo, snapshot_id = await indexed(session, request.repo)
         path = checked_path(request.path) if request.path else ""
-        in_snapshot = bool(path) and await sql.snapshot_file(session, repo.id, snapshot_id, path) is not None
-        body = orjson.loads(await sql.snapshot_document(session, snapshot_id, "history") or b"{}")
+        in_snapshot = bool(path) and await queries.snapshot_file(session, repo.id, snapshot_id, path) is not None
+        body = orjson.loads(await queries.snapshot_document(session, snapshot_id, "history") or b"{}")
     base = {
         "repository_id": repo.id,
         "commit": repo.head_sha,

@@ -11,8 +11,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import common_pb2, events_pb2, indexer_pb2
-from services.indexer import access, runs, sources
-from services.indexer import repository as sql
+from services.indexer import access, queries, runs, sources
 from services.indexer.caps import RepositoryCap
 from services.indexer.models import Repository, new_id, outbox
 from services.indexer.settings import IndexerSettings
@@ -80,7 +79,7 @@ async def _refuse_claimed_path(session: AsyncSession, principal: common_pb2.Prin
     directory inside or around it) again is for those who can already see that repository,
     never a way into another organization's data."""
     await advisory_lock(session, "indexer.local-registration")  # two registrations cannot both pass
-    for other in await sql.local_repositories_overlapping(session, reg.local_paths):
+    for other in await queries.local_repositories_overlapping(session, reg.local_paths):
         if not access.visible(principal, other):
             raise ServiceError(
                 "validation_failed",
@@ -94,12 +93,12 @@ async def find_or_create(
 ) -> Repository:
     """Registering the same source twice for one owner returns the first registration; a new
     one (or a claimed one) must fit the owner's plan when ``cap`` is given."""
-    existing = await sql.repository_by_source(session, owner, reg.kind, reg.source)
+    existing = await queries.repository_by_source(session, owner, reg.kind, reg.source)
     if existing is not None:
         return existing
     if cap is not None and owner:
         await cap.ensure_room(session, owner)
-        existing = await sql.repository_by_source(session, owner, reg.kind, reg.source)
+        existing = await queries.repository_by_source(session, owner, reg.kind, reg.source)
         if existing is not None:  # registered while we waited for the owner's lock
             return existing
     if reg.kind == "hosted":
@@ -123,7 +122,7 @@ async def find_or_create(
             session.add(repo)
     except IntegrityError:
         # A concurrent registration of the same source won: return it.
-        existing = await sql.repository_by_source(session, owner, reg.kind, reg.source)
+        existing = await queries.repository_by_source(session, owner, reg.kind, reg.source)
         if existing is None:
             raise
         return existing
@@ -132,9 +131,9 @@ async def find_or_create(
 
 async def _claim_unowned(session: AsyncSession, owner: str, full_name: str) -> Repository | None:
     """A hosted repository an installation event registered before anyone indexed it."""
-    for repo in await sql.repositories_by_full_name(session, full_name):
+    for repo in await queries.repositories_by_full_name(session, full_name):
         if not repo.owner:
-            locked = await sql.repository_by_id(session, repo.id, lock=True)
+            locked = await queries.repository_by_id(session, repo.id, lock=True)
             if locked is not None and not locked.owner:
                 locked.owner = owner
                 return locked
@@ -152,7 +151,7 @@ async def count(db: Database, owner: str) -> int:
     if owner not in accessible_owners(principal):
         raise ServiceError("forbidden", "the caller cannot see this owner's repositories", {"field": "owner"})
     async with db.session() as session:
-        return await sql.count_repositories(session, owner)
+        return await queries.count_repositories(session, owner)
 
 
 def _decode_cursor(cursor: str) -> tuple[int, str] | None:
@@ -175,12 +174,12 @@ async def list_page(
     principal = require_principal()
     limit = check_limit(page.limit, DEFAULT_PAGE, MAX_PAGE)
     async with db.session() as session:
-        repos, total = await sql.list_repositories(
+        repos, total = await queries.list_repositories(
             session, accessible_owners(principal), limit + 1, _decode_cursor(page.cursor)
         )
         more = len(repos) > limit
         repos = repos[:limit]
-        latest = await sql.runs_by_id(session, [r.last_run_id for r in repos if r.last_run_id])
+        latest = await queries.runs_by_id(session, [r.last_run_id for r in repos if r.last_run_id])
     items = [(r, runs.status_of(r, latest.get(r.last_run_id or ""))) for r in repos]
     info = common_pb2.PageInfo(next_cursor=_encode_cursor(repos[-1]) if more else "", total=total)
     return items, info
@@ -192,7 +191,7 @@ async def delete(db: Database, settings: IndexerSettings, ref: str) -> None:
     async with db.session() as session:
         repo = await access.load(session, ref, min_role="member", lock=True)
         repo_id = repo.id
-        await sql.delete_repository(session, repo_id)
+        await queries.delete_repository(session, repo_id)
         await add_event(
             session,
             outbox,
@@ -221,7 +220,7 @@ async def host_index(
     reg = Registration("hosted", full_name, full_name, full_name)
     async with db.session() as session:
         repo = await find_or_create(session, owner, reg, creds.installation_id, cap=cap)
-        locked = await sql.repository_by_id(session, repo.id, lock=True)
+        locked = await queries.repository_by_id(session, repo.id, lock=True)
         assert locked is not None
         await runs.start(session, locked, incremental=request.incremental)
         return locked
@@ -234,13 +233,13 @@ async def on_installation_repositories(session: AsyncSession, env: events_pb2.Ev
     for full_name in change.added:
         if not access.FULL_NAME.fullmatch(full_name):
             continue
-        if await sql.set_status_by_full_name(session, full_name, "active", change.installation_id):
+        if await queries.set_status_by_full_name(session, full_name, "active", change.installation_id):
             continue
         reg = Registration("hosted", full_name, full_name, full_name)
         await find_or_create(session, "", reg, change.installation_id)
     for full_name in change.removed:
         if access.FULL_NAME.fullmatch(full_name):
-            await sql.set_status_by_full_name(session, full_name, "retired", 0)
+            await queries.set_status_by_full_name(session, full_name, "retired", 0)
 
 
 def to_proto(repo: Repository, status: indexer_pb2.IndexStatus) -> indexer_pb2.Repository:

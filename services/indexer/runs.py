@@ -15,8 +15,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2, indexer_pb2
-from services.indexer import access
-from services.indexer import repository as sql
+from services.indexer import access, queries
 from services.indexer.git import GitError, validate_rev
 from services.indexer.models import IndexRun, Repository, new_id, now_ms, outbox
 from services.kit.bus import SUBJECT_INDEX_FAILED, SUBJECT_INDEX_JOB, SUBJECT_REPOSITORY_INDEXED
@@ -54,7 +53,7 @@ def status_of(repo: Repository, run: IndexRun | None) -> indexer_pb2.IndexStatus
 
 
 async def current_status(session: AsyncSession, repo: Repository) -> indexer_pb2.IndexStatus:
-    run = await sql.run_by_id(session, repo.last_run_id) if repo.last_run_id else None
+    run = await queries.run_by_id(session, repo.last_run_id) if repo.last_run_id else None
     return status_of(repo, run)
 
 
@@ -73,7 +72,7 @@ async def start(session: AsyncSession, repo: Repository, *, incremental: bool, r
     """
     if repo.status != "active":
         raise ServiceError("conflict", "the repository was removed from its installation", {"repo": repo.id})
-    active = await sql.active_run(session, repo.id)
+    active = await queries.active_run(session, repo.id)
     if active is not None:
         raise ServiceError("index_in_progress", "an index of this repository is already running", _busy(active))
     run = IndexRun(
@@ -108,13 +107,13 @@ class Claim:
 
 
 async def claim(session: AsyncSession, run_id: str, worker: str, lease_ms: int, max_attempts: int) -> Claim:
-    run = await sql.claim_run(session, run_id, worker, lease_ms)
+    run = await queries.claim_run(session, run_id, worker, lease_ms)
     if run is None:
-        existing = await sql.run_by_id(session, run_id)
+        existing = await queries.run_by_id(session, run_id)
         if existing is None or existing.state in ("ready", "failed"):
             return Claim("gone")
         return Claim("busy", existing)
-    repo = await sql.repository_by_id(session, run.repository_id)
+    repo = await queries.repository_by_id(session, run.repository_id)
     if repo is None:
         return Claim("gone")
     if run.attempts > max_attempts:
@@ -189,8 +188,8 @@ async def reap(session: AsyncSession, *, max_attempts: int, requeue_after_ms: in
     queued runs nobody picked up get their job published again. Returns runs touched."""
     now = now_ms()
     touched = 0
-    for run in await sql.expired_runs(session, now):
-        repo = await sql.repository_by_id(session, run.repository_id)
+    for run in await queries.expired_runs(session, now):
+        repo = await queries.repository_by_id(session, run.repository_id)
         if repo is None:
             continue
         if run.attempts >= max_attempts:
@@ -200,7 +199,7 @@ async def reap(session: AsyncSession, *, max_attempts: int, requeue_after_ms: in
             await release(session, run, "the indexer stopped responding; retrying", republish=True)
             log.warning("run %s requeued: lease expired (attempt %d)", run.id, run.attempts)
         touched += 1
-    for run in await sql.stale_queued_runs(session, now - requeue_after_ms):
+    for run in await queries.stale_queued_runs(session, now - requeue_after_ms):
         run.updated_at = now
         await stage_job(session, run)
         log.warning("run %s re-published: still queued", run.id)

@@ -19,8 +19,7 @@ from typing import Any
 from nats.aio.msg import Msg
 
 from services.contracts.v1 import events_pb2
-from services.indexer import repository as sql
-from services.indexer import runs, sources
+from services.indexer import queries, runs, sources
 from services.indexer.extraction import ExtractorPool
 from services.indexer.models import IndexRun, Repository, now_ms
 from services.indexer.pipeline import Cancelled, IndexFailure, Limits, PipelineInput, Progress, build_snapshot
@@ -168,10 +167,10 @@ class IndexWorker:
         for failure in result.failures[:5]:
             log.warning("extraction failure in %s: %s", repo.id, failure)
         async with self.db.session() as session:
-            owned = await sql.owned_run(session, run.id, self.name)
-            current = await sql.repository_by_id(session, repo.id, lock=True) if owned else None
+            owned = await queries.owned_run(session, run.id, self.name)
+            current = await queries.repository_by_id(session, repo.id, lock=True) if owned else None
             if owned is None or current is None:
-                await sql.delete_snapshot(session, result.snapshot_id)
+                await queries.delete_snapshot(session, result.snapshot_id)
             else:
                 await runs.complete(
                     session,
@@ -185,20 +184,20 @@ class IndexWorker:
                     files_skipped=result.files_skipped,
                     timings=result.timings,
                 )
-                await sql.delete_other_snapshots(session, repo.id, result.snapshot_id)
+                await queries.delete_other_snapshots(session, repo.id, result.snapshot_id)
         if owned is None or current is None:
             return await self._cancelled(run.id, repo.id)
         self.wake_relay()
         async with self.db.session() as session:
-            await sql.delete_unreferenced_facts(session, repo.id, result.snapshot_id)
+            await queries.delete_unreferenced_facts(session, repo.id, result.snapshot_id)
         log.info("indexed %s at %s: %s", repo.id, result.commit[:12], result.timings)
         return "ready"
 
     async def _failed(self, run_id: str, repo_id: str, code: str, message: str, *, permanent: bool) -> str:
         outcome = "gone"
         async with self.db.session() as session:
-            run = await sql.owned_run(session, run_id, self.name)
-            repo = await sql.repository_by_id(session, repo_id) if run else None
+            run = await queries.owned_run(session, run_id, self.name)
+            repo = await queries.repository_by_id(session, repo_id) if run else None
             if run is not None and repo is not None:
                 if permanent or run.attempts >= self.settings.max_attempts:
                     await runs.fail(session, run, repo, code, message)
@@ -223,7 +222,7 @@ class IndexWorker:
 
     async def _cancelled(self, run_id: str, repo_id: str) -> str:
         async with self.db.session() as session:
-            repo = await sql.repository_by_id(session, repo_id)
+            repo = await queries.repository_by_id(session, repo_id)
         if repo is None:
             # Deleted while we indexed: the mirror may have been re-created by our fetch.
             await asyncio.to_thread(sources.remove_mirror, self.settings, repo_id)
@@ -243,7 +242,7 @@ class IndexWorker:
                 return
             try:
                 async with self.db.session() as session:
-                    ours = await sql.renew_lease(
+                    ours = await queries.renew_lease(
                         session,
                         run_id,
                         self.name,

@@ -8,8 +8,8 @@ from __future__ import annotations
 import textwrap
 
 from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check, learn
-from services.analyzer.engine.context import FileCheck, index_of
 from services.analyzer.engine.conventions import LANGUAGE, REPOSITORY, Scope, make
+from services.analyzer.engine.file_check import FileCheck, index_of
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS
 from services.source.extract import extract

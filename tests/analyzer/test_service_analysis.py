@@ -7,7 +7,7 @@ import pytest
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError
 
-from services.analyzer import repository
+from services.analyzer import queries
 from services.analyzer.models import Audit, FindingRow, outbox
 from services.contracts.v1 import analyzer_pb2, common_pb2, events_pb2, indexer_pb2
 from services.kit.errors import ServiceError
@@ -126,7 +126,7 @@ async def test_an_audit_its_findings_and_its_event_are_written_together_or_not_a
     event = {"id": "e-broken", "subject": "s", "type": "t", "payload": b"", "created_at": 1}
     with pytest.raises(DBAPIError):  # the rule is longer than its column
         async with harness.deps.db.autocommit() as conn:
-            await repository.record_audit(conn, audit, [broken], event)
+            await queries.record_audit(conn, audit, [broken], event)
     async with harness.deps.db.session() as session:
         assert await session.get(Audit, "a-broken") is None
         assert (await session.execute(select(func.count()).select_from(outbox))).scalar() == events_before

@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 from sqlalchemy import select
 
-from services.analyzer import learning
+from services.analyzer import model_store
 from services.analyzer.engine import decode_model
 from services.analyzer.models import ConventionModelRow, Repository, inbox
 from services.contracts.v1 import analyzer_pb2, events_pb2
@@ -27,8 +27,8 @@ async def consumers(harness: Harness, bus: Bus) -> AsyncIterator[None]:
     tasks = []
     stops = []
     for durable, subject, handler in (
-        ("t-learn", SUBJECT_REPOSITORY_INDEXED, learning.on_indexed),
-        ("t-deleted", SUBJECT_REPOSITORY_DELETED, learning.on_deleted),
+        ("t-learn", SUBJECT_REPOSITORY_INDEXED, model_store.on_indexed),
+        ("t-deleted", SUBJECT_REPOSITORY_DELETED, model_store.on_deleted),
     ):
         consumer = EventConsumer(bus, harness.deps.db, inbox, durable, subject, service="analyzer", batch=1)
         tasks.append(asyncio.create_task(consumer.consume(partial(handler, harness.deps))))

@@ -69,7 +69,7 @@ async def test_windows_roll_over_and_old_ones_are_purged(billing: Billing) -> No
         assert first.limit > 0
     async with billing.db.session() as session:
         await ratelimit.purge(session)
-        counts = await ratelimit.repo.bump_counters(session, [f"token:{me.token_id}"], 1_000_000 // 60)
+        counts = await ratelimit.queries.bump_counters(session, [f"token:{me.token_id}"], 1_000_000 // 60)
     assert counts[f"token:{me.token_id}"] == 1  # the old window was gone
 
 
@@ -80,7 +80,7 @@ async def validate(billing: Billing, token: str, org_id: str = "") -> billing_pb
 
 async def counter(billing: Billing, key: str) -> int:
     async with billing.db.session() as session:
-        counts = await ratelimit.repo.bump_counters(session, [key], ratelimit.window_of(time.time(), 60))
+        counts = await ratelimit.queries.bump_counters(session, [key], ratelimit.window_of(time.time(), 60))
     return counts[key] - 1  # without the probe's own hit
 
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from services.contracts.v1 import hostapp_pb2, hostapp_pb2_grpc
-from services.hostapp import repository as repo
+from services.hostapp import queries
 from services.hostapp.github import GitHubApp
 from services.hostapp.servicer import HostAppServicer
 from services.kit.db import Database
@@ -51,7 +51,9 @@ async def _serve(db: Database, github: GitHubApp) -> tuple[GrpcServer, Client]:
 async def client(db: Database, standin: GitHubStandIn) -> AsyncIterator[Client]:
     async with db.session() as session:
         for installation_id, status in ((10, "active"), (20, "suspended"), (30, "active")):
-            await repo.upsert_installation(session, installation_id, f"acct{installation_id}", "Organization", status)
+            await queries.upsert_installation(
+                session, installation_id, f"acct{installation_id}", "Organization", status
+            )
         records: list[tuple[int, dict[str, Any], str]] = [
             (10, {"full_name": "acme/Widgets", "id": 1}, "active"),
             (20, {"full_name": "paused/app", "id": 2}, "suspended"),
@@ -59,7 +61,7 @@ async def client(db: Database, standin: GitHubStandIn) -> AsyncIterator[Client]:
             (30, {"full_name": "refused/repo", "id": 4}, "active"),
         ]
         for installation_id, r, status in records:
-            await repo.upsert_record(session, installation_id, r, status)
+            await queries.upsert_record(session, installation_id, r, status)
     standin.refused_installations.add(30)
     server, c = await _serve(db, GitHubApp(settings_for(standin)))
     yield c
@@ -98,7 +100,7 @@ async def test_unusable_repositories_get_a_clear_error(client: Client, full_name
 
 async def test_an_unconfigured_app_says_so(db: Database, standin: GitHubStandIn) -> None:
     async with db.session() as session:
-        await repo.upsert_record(session, 10, {"full_name": "acme/Widgets"}, "active")
+        await queries.upsert_record(session, 10, {"full_name": "acme/Widgets"}, "active")
     server, client = await _serve(db, GitHubApp(settings_for(standin, app_id="", private_key="")))
     try:
         assert (await client.error("acme/Widgets")).code == "not_configured"

@@ -7,8 +7,7 @@ import time
 
 from sqlalchemy import func, select
 
-from services.hostapp import jobs
-from services.hostapp import repository as repo
+from services.hostapp import jobs, queries
 from services.hostapp.github import GitHubApp
 from services.hostapp.models import now_ms, outbox
 from services.hostapp.reconciler import Reconciler
@@ -28,7 +27,7 @@ async def job_messages(db: Database) -> int:
 async def make_job(db: Database, head: str, **state: object) -> str:
     async with db.session() as session:
         enqueued = await jobs.enqueue(session, 1, "acme/app", 7, head, "d")
-        await repo.update_job(session, enqueued.job_id, **state)
+        await queries.update_job(session, enqueued.job_id, **state)
     return enqueued.job_id
 
 
@@ -83,7 +82,7 @@ async def test_failed_deliveries_are_redelivered_once(db: Database, standin: Git
         delivery(6, "ancient", 500, age=30 * 86400),
     ]
     async with db.session() as session:
-        await repo.record_delivery(session, "recorded", "pull_request", "opened", 1)
+        await queries.record_delivery(session, "recorded", "pull_request", "opened", 1)
     settings = settings_for(standin)
     reconciler = Reconciler(db, GitHubApp(settings), settings)
     assert await reconciler.redeliver_failed() == 1

@@ -11,8 +11,7 @@ import pytest
 from sqlalchemy import select
 
 from services.contracts.v1 import events_pb2
-from services.hostapp import repository as repo
-from services.hostapp import webhooks
+from services.hostapp import queries, webhooks
 from services.hostapp.models import Installation, outbox
 from services.kit.bus import SUBJECT_INSTALLATION_REPOS, SUBJECT_PR_JOB
 from services.kit.db import Database
@@ -30,9 +29,9 @@ async def deliver(db: Database, event: str, body: bytes | dict[str, Any], delive
 
 async def seed(db: Database, installation_id: int, names: dict[str, str]) -> None:
     async with db.session() as session:
-        await repo.upsert_installation(session, installation_id, "someone", "User", "active")
+        await queries.upsert_installation(session, installation_id, "someone", "User", "active")
         for name, status in names.items():
-            await repo.upsert_record(session, installation_id, {"full_name": name, "id": hash(name) % 10**6}, status)
+            await queries.upsert_record(session, installation_id, {"full_name": name, "id": hash(name) % 10**6}, status)
 
 
 async def outbox_messages(db: Database, subject: str, kind: type) -> list[Any]:
@@ -234,7 +233,7 @@ async def test_a_new_head_makes_a_new_job(db: Database) -> None:
 async def test_a_finished_job_does_not_block_a_new_one_for_the_same_head(db: Database) -> None:
     first = await deliver(db, "pull_request", raw("pull_request.opened"))
     async with db.session() as session:
-        await repo.update_job(session, first.job_id, state="completed")
+        await queries.update_job(session, first.job_id, state="completed")
     again = await deliver(db, "pull_request", raw("pull_request.reopened"))
     assert again.job_id != first.job_id
     assert len(await all_jobs(db)) == 2
@@ -245,7 +244,7 @@ async def test_pull_request_for_a_suspended_installation_or_removed_repository_i
     out = await deliver(db, "pull_request", raw("pull_request.opened"))
     assert (out.handled, out.outcome) == (False, "ignored: repository removed")
     async with db.session() as session:
-        await repo.upsert_installation(session, 1, "Codertocat", "User", "suspended")
+        await queries.upsert_installation(session, 1, "Codertocat", "User", "suspended")
     out = await deliver(db, "pull_request", raw("pull_request.opened"))
     assert (out.handled, out.outcome) == (False, "ignored: installation suspended")
     assert await all_jobs(db) == []

@@ -22,7 +22,6 @@ from services.analyzer.engine.calibration import (
 )
 from services.analyzer.engine.checker import check, check_change
 from services.analyzer.engine.config import CONFIG_FILE, ConfigError, RepoConfig, parse_config
-from services.analyzer.engine.context import CheckPrefs
 from services.analyzer.engine.conventions import (
     Convention,
     ConventionModel,
@@ -31,6 +30,7 @@ from services.analyzer.engine.conventions import (
     encode_model,
     relevel,
 )
+from services.analyzer.engine.file_check import CheckPrefs
 from services.analyzer.engine.findings import Evidence, Finding
 from services.analyzer.engine.learn import learn
 from services.analyzer.engine.sarif import to_sarif

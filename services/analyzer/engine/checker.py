@@ -7,9 +7,9 @@ from collections.abc import Callable, Iterable
 from services.analyzer.engine import dependencies, documentation, formatting, idioms, naming, structure, vocabulary
 from services.analyzer.engine import typing as typing_family
 from services.analyzer.engine.cochange import ROUTINE_RULE, evidence_detail, partners
-from services.analyzer.engine.context import CheckPrefs, FileCheck, index_of
 from services.analyzer.engine.conventions import Convention, ConventionModel
 from services.analyzer.engine.dependencies import layering, new_libraries
+from services.analyzer.engine.file_check import CheckPrefs, FileCheck, index_of
 from services.analyzer.engine.findings import INFO, Finding
 from services.analyzer.engine.formatting import imports as imports_order
 from services.source.facts import FileFacts

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Mapping
 import msgspec
 
 from services.analyzer.engine.conventions import FILE, Convention, Scope, make
-from services.analyzer.engine.learning import CoChange
+from services.analyzer.engine.learn_inputs import CoChange
 from services.analyzer.engine.thresholds import OFF, Thresholds
 
 FAMILY = "cochange"

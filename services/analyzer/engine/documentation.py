@@ -11,10 +11,10 @@ from collections import Counter
 
 import msgspec
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts, Symbol
 
 FAMILY = "documentation"

@@ -10,10 +10,10 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 
-from services.analyzer.engine.context import FileCheck, enclosing
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
+from services.analyzer.engine.file_check import FileCheck, enclosing
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts
 
 FAMILY = "idioms"

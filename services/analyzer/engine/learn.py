@@ -36,7 +36,7 @@ from services.analyzer.engine.conventions import (
 from services.analyzer.engine.dependencies import layering, new_libraries
 from services.analyzer.engine.formatting import LENGTH
 from services.analyzer.engine.formatting import imports as imports_order
-from services.analyzer.engine.learning import CoChange, LearnInput, default_domain
+from services.analyzer.engine.learn_inputs import CoChange, LearnInput, default_domain
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
 from services.analyzer.engine.toolconfig import ToolConfigs, read
 from services.source.facts import FileFacts

@@ -6,10 +6,10 @@ import posixpath
 import re
 from collections import Counter
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, make
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts
 from services.source.naming import (
     CAMEL,

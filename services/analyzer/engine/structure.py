@@ -10,10 +10,10 @@ import posixpath
 from collections import Counter
 from collections.abc import Iterable
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
 
 FAMILY = "structure"
 NAMING = "structure.tests.naming"

@@ -5,11 +5,11 @@ every parameter and the return. The same public symbols as the documentation fam
 
 from __future__ import annotations
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention
 from services.analyzer.engine.documentation import definition_lines, line_of, public_symbols, rate_builder
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learning import LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts
 
 TYPED_KINDS: tuple[str, ...] = ("function", "method")

@@ -30,10 +30,10 @@ from services.analyzer.engine.abbreviations import (
     spellings,
     stem_of,
 )
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import REPOSITORY, Convention, Scope, make
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learning import LearnInput
+from services.analyzer.engine.learn_inputs import LearnInput
 from services.analyzer.engine.naming import acronyms_of
 from services.analyzer.engine.thresholds import LOOSE, OFF, STRICT, Thresholds
 from services.source.naming import replace_word, words

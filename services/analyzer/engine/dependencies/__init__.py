@@ -8,12 +8,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.dependencies.layering import module_map
 from services.analyzer.engine.dependencies.libraries import classify, jobs_for
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING, Finding
-from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
 from services.source.facts import FileFacts, Import
 from services.source.stdlib import group_of
 

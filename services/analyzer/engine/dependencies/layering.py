@@ -18,10 +18,10 @@ from collections import defaultdict
 
 import msgspec
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import DOMAIN, Convention, Scope, make
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learning import LearnInput
+from services.analyzer.engine.learn_inputs import LearnInput
 from services.analyzer.engine.thresholds import OFF, STRICT
 from services.source.facts import FileFacts, Import
 

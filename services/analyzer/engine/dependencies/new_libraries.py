@@ -13,12 +13,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
 from services.analyzer.engine.dependencies import local_tops, settled_otherwise, tops_of
 from services.analyzer.engine.dependencies.libraries import JS_LANGUAGES, classify
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learning import LearnInput
+from services.analyzer.engine.learn_inputs import LearnInput
 from services.source.facts import FileFacts, Import
 
 FAMILY = "dependencies"

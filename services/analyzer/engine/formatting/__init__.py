@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections import Counter
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention, Scope, from_counts, make
 from services.analyzer.engine.declared import PROSE_AND_DATA
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.formatting import layout
-from services.analyzer.engine.learning import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
 from services.analyzer.engine.textscan import QUOTE_LANGUAGES
 
 FAMILY = "formatting"

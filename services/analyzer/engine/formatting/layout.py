@@ -10,8 +10,8 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from services.analyzer.engine.context import FileCheck
 from services.analyzer.engine.conventions import Convention
+from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.suppressions import without_pragma
 from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, requote

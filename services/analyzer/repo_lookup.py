@@ -9,7 +9,7 @@ indexer has the last word (an unclaimed hosted repository may have been claimed 
 
 from __future__ import annotations
 
-from services.analyzer import learning, loading, repository
+from services.analyzer import loading, model_store, queries
 from services.analyzer.deps import Deps
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, indexer_pb2
@@ -48,7 +48,7 @@ async def authorize(deps: Deps, entry: LoadedRepo, ref: str, min_role: str) -> N
         remote = await deps.indexer.repository(entry.id)  # repo_not_found when the caller truly has no access
         if remote.owner and remote.owner != entry.owner:
             async with deps.db.session() as session:
-                await repository.upsert_repository(
+                await queries.upsert_repository(
                     session, entry.id, owner=remote.owner, full_name=entry.full_name, head_sha=entry.head_sha
                 )
             entry.owner = remote.owner
@@ -69,7 +69,7 @@ async def resolve(deps: Deps, ref: str, min_role: str = VIEW) -> LoadedRepo:
         return entry
     async with deps.db.session() as session:
         if entry is not None:
-            version = await repository.repository_version(session, entry.id)
+            version = await queries.repository_version(session, entry.id)
             if version is None:
                 deps.cache.drop(entry.id)
             elif version == entry.version and entry.ready:
@@ -81,7 +81,7 @@ async def resolve(deps: Deps, ref: str, min_role: str = VIEW) -> LoadedRepo:
             entry_ok = None
         row = None
         if entry_ok is None:
-            row = await repository.repository_by_ref(session, ref)
+            row = await queries.repository_by_ref(session, ref)
             if row is not None and row.model_id:
                 # No per-repository lock: loading only reads, and a learning run holding the lock
                 # for minutes must not stall requests that the previous model can serve.
@@ -107,7 +107,7 @@ async def _learn(deps: Deps, repo_id: str, head: str, *, owner: str, full_name: 
         if cached is not None and cached.ready and cached.commit == head:
             return cached
         async with deps.db.session() as session:
-            entry = await learning.learn_and_store(deps, session, repo_id, head, owner=owner, full_name=full_name)
+            entry = await model_store.learn_and_store(deps, session, repo_id, head, owner=owner, full_name=full_name)
         deps.cache.put(entry)
     return entry
 
@@ -155,7 +155,7 @@ async def model_status(deps: Deps, ref: str) -> analyzer_pb2.ModelStatus:
     if not ref:
         raise ServiceError("validation_failed", "repo is required", {"field": "repo"})
     async with deps.db.session() as session:
-        row = await repository.repository_by_ref(session, ref)
+        row = await queries.repository_by_ref(session, ref)
     if row is None or _allowed(row.owner, VIEW) is None:
         remote = await deps.indexer.repository(row.id if row is not None else ref)  # repo_not_found for no access
         if row is None:

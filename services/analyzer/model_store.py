@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analyzer import loading, repository
+from services.analyzer import loading, queries
 from services.analyzer.deps import Deps
 from services.analyzer.engine import (
     CONFIG_FILE,
@@ -231,8 +231,8 @@ async def learn_and_store(
     }
     summary = summarize(facts, model, domains=domains_doc, history=history_doc, config=config_info, timings=timings)
     payload = await asyncio.to_thread(encode_model, model)
-    await repository.upsert_repository(session, repo_id, owner=owner, full_name=full_name, head_sha=answered)
-    model_id = await repository.save_model(
+    await queries.upsert_repository(session, repo_id, owner=owner, full_name=full_name, head_sha=answered)
+    model_id = await queries.save_model(
         session,
         {
             "id": _new_id(),
@@ -248,8 +248,8 @@ async def learn_and_store(
             "summary": summary,
         },
     )
-    await repository.set_model(session, repo_id, model_id, answered, now_ms())
-    row = await repository.repository_by_ref(session, repo_id)
+    await queries.set_model(session, repo_id, model_id, answered, now_ms())
+    row = await queries.repository_by_ref(session, repo_id)
     assert row is not None  # upserted above in this transaction
     log.info("learned %s at %s: %d files, %d conventions", repo_id, answered[:12], len(facts), len(model.conventions))
     return await loading.entry_for(session, row, model, summary)
@@ -273,19 +273,19 @@ async def on_indexed(deps: Deps, session: AsyncSession, env: events_pb2.EventEnv
     # Known at once (committed apart from the learning run): a request arriving meanwhile finds
     # the repository, its owner and head here and waits for this run rather than asking the indexer.
     async with deps.db.session() as early:
-        await repository.upsert_repository(
+        await queries.upsert_repository(
             early, msg.repository_id, owner=msg.owner, full_name=msg.full_name, head_sha=msg.head_sha
         )
     async with deps.cache.lock(msg.repository_id):
-        existing = await repository.model_id_for_commit(session, msg.repository_id, msg.head_sha)
-        stored = await repository.model_row(session, existing) if existing else None
+        existing = await queries.model_id_for_commit(session, msg.repository_id, msg.head_sha)
+        stored = await queries.model_row(session, existing) if existing else None
         if stored is not None and stored.schema == MODEL_SCHEMA_VERSION:
             # The same commit indexed again (an incremental run with nothing new): point at its model.
-            await repository.upsert_repository(
+            await queries.upsert_repository(
                 session, msg.repository_id, owner=msg.owner, full_name=msg.full_name, head_sha=msg.head_sha
             )
-            await repository.set_model(session, msg.repository_id, stored.id, stored.commit, now_ms())
-            row = await repository.repository_by_ref(session, msg.repository_id)
+            await queries.set_model(session, msg.repository_id, stored.id, stored.commit, now_ms())
+            row = await queries.repository_by_ref(session, msg.repository_id)
             assert row is not None
             entry = await loading.entry_for(session, row)
         else:
@@ -299,7 +299,7 @@ async def on_indexed(deps: Deps, session: AsyncSession, env: events_pb2.EventEnv
 
 async def on_deleted(deps: Deps, session: AsyncSession, env: events_pb2.EventEnvelope) -> None:
     msg = events_pb2.RepositoryDeleted.FromString(env.payload)
-    await repository.delete_repository(session, msg.repository_id)
+    await queries.delete_repository(session, msg.repository_id)
     after_commit(session, partial(deps.cache.drop, msg.repository_id))
 
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import asyncio
 from typing import Any
 
-from services.analyzer import repos, repository, views
+from services.analyzer import queries, repo_lookup, views
 from services.analyzer.analysis import clean_path
 from services.analyzer.deps import Deps
 from services.analyzer.engine import cochange
-from services.analyzer.engine.context import index_of
+from services.analyzer.engine.file_check import index_of
 from services.analyzer.state import LoadedRepo
 from services.kit.errors import ServiceError
 from services.source.languages import language_for
@@ -74,7 +74,7 @@ def _history_of(document: Any, path: str) -> Any:
 
 async def review_context(deps: Deps, ref: str, path: str) -> dict[str, Any]:
     path = clean_path(path)
-    entry = await repos.resolve(deps, ref, repos.VIEW)
+    entry = await repo_lookup.resolve(deps, ref, repo_lookup.VIEW)
     assert entry.model is not None
     language = language_for(path)
     segments_doc, history_doc = await asyncio.gather(
@@ -83,9 +83,9 @@ async def review_context(deps: Deps, ref: str, path: str) -> dict[str, Any]:
         _optional_document(deps, "GetHistory", entry.id, path),
     )
     async with deps.db.session() as session:
-        past = await repository.findings_for_path(session, entry.id, path, _PAST_FINDINGS)
-        verdicts = {f.fingerprint: f for f in await repository.feedback_for_path(session, entry.id, path, _REPORTS)}
-        external = await repository.external_findings(session, entry.id, path=path, limit=_REPORTS)
+        past = await queries.findings_for_path(session, entry.id, path, _PAST_FINDINGS)
+        verdicts = {f.fingerprint: f for f in await queries.feedback_for_path(session, entry.id, path, _REPORTS)}
+        external = await queries.external_findings(session, entry.id, path=path, limit=_REPORTS)
     conventions = views.applicable(entry.model, path, language)
     segments = segments_doc.get("segments") if isinstance(segments_doc, dict) else segments_doc
     return {
@@ -132,7 +132,7 @@ async def review_context(deps: Deps, ref: str, path: str) -> dict[str, Any]:
 
 
 async def global_context(deps: Deps, ref: str) -> dict[str, Any]:
-    entry = await repos.resolve(deps, ref, repos.VIEW)
+    entry = await repo_lookup.resolve(deps, ref, repo_lookup.VIEW)
     assert entry.model is not None
     summary = entry.summary
     return {
