@@ -42,6 +42,7 @@ fmt: venv ## Format the code
 .PHONY: typecheck
 typecheck: venv ## mypy over the services
 	$(VENV)/bin/mypy services
+	$(VENV)/bin/mypy --strict services/kit
 
 .PHONY: migrate
 migrate: venv ## Run every service's migrations against the configured databases

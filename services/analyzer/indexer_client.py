@@ -16,25 +16,12 @@ from services.contracts.v1 import indexer_pb2, indexer_pb2_grpc
 from services.kit.grpc_client import call, error_from_rpc, make_channel, stream
 from services.source.facts import FileFacts, decode
 
-SERVICE = "services.contracts.v1.IndexerService"
-# Reads only: safe for the channel to retry on UNAVAILABLE.
-_IDEMPOTENT = (
-    "GetRepository",
-    "GetIndexStatus",
-    "GetDomains",
-    "GetSegments",
-    "GetHistory",
-    "StreamFacts",
-    "GetFile",
-    "GetChanges",
-    "GetCoChanges",
-)
 CoChangePair = tuple[str, str, int, float]
 
 
 class IndexerClient:
     def __init__(self, address: str, *, deadline: float = 10.0) -> None:
-        self.channel = make_channel(address, SERVICE, _IDEMPOTENT)
+        self.channel = make_channel(address, indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"])
         self.stub = indexer_pb2_grpc.IndexerServiceStub(self.channel)
         self.deadline = deadline
 

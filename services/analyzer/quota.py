@@ -22,7 +22,7 @@ REFUSALS = ("plan_required", "quota_exceeded")
 
 class QuotaGate:
     def __init__(self, billing_addr: str, *, ttl: float = 30.0, deadline: float = 2.0) -> None:
-        self._channel = make_channel(billing_addr, "services.contracts.v1.BillingService", ["CheckQuota"])
+        self._channel = make_channel(billing_addr, billing_pb2.DESCRIPTOR.services_by_name["BillingService"])
         self._stub = billing_pb2_grpc.BillingServiceStub(self._channel)
         self.ttl = ttl
         self.deadline = deadline

@@ -39,7 +39,7 @@ async def _create_user(address: str, login: str, email: str, org: str, role: str
     from services.contracts.v1 import billing_pb2, billing_pb2_grpc
     from services.kit.grpc_client import call, make_channel
 
-    channel = make_channel(address, "services.contracts.v1.BillingService")
+    channel = make_channel(address, billing_pb2.DESCRIPTOR.services_by_name["BillingService"])
     try:
         stub = billing_pb2_grpc.BillingServiceStub(channel)
         request = billing_pb2.CreateUserRequest(login=login, email=email, org_name=org, org_role=role)

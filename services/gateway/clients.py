@@ -6,66 +6,38 @@ from dataclasses import dataclass
 
 import grpc
 
-from services.contracts.v1 import analyzer_pb2_grpc, billing_pb2_grpc, hostapp_pb2_grpc, indexer_pb2_grpc
+from services.contracts.v1 import (
+    analyzer_pb2,
+    analyzer_pb2_grpc,
+    billing_pb2,
+    billing_pb2_grpc,
+    hostapp_pb2,
+    hostapp_pb2_grpc,
+    indexer_pb2,
+    indexer_pb2_grpc,
+)
 from services.gateway.settings import GatewaySettings
 from services.kit.grpc_client import make_channel
-
-# Only these may be retried by the channel: reads, and writes that are idempotent by design.
-IDEMPOTENT = {
-    "services.contracts.v1.BillingService": [
-        "ValidateToken",
-        "ListPersonalTokens",
-        "CheckAccess",
-        "ListMembers",
-        "ListInvitations",
-        "ListPlans",
-        "GetAccountStatus",
-        "GetUsage",
-        "CheckQuota",
-        "HandlePaymentEvent",
-    ],
-    "services.contracts.v1.IndexerService": [
-        "GetRepository",
-        "ListRepositories",
-        "CountRepositories",
-        "GetIndexStatus",
-        "GetDomains",
-        "GetSegments",
-        "GetNetwork",
-        "GetHistory",
-    ],
-    "services.contracts.v1.AnalyzerService": [
-        "GetReviewContext",
-        "GetGlobalContext",
-        "GetModelStatus",
-        "GetDashboard",
-        "GetAuditResults",
-        "GetAuditPreferences",
-    ],
-    "services.contracts.v1.HostAppService": ["HandleWebhook", "GetInstallationRecord"],
-}
 
 
 @dataclass
 class Clients:
-    billing: billing_pb2_grpc.BillingServiceStub
-    indexer: indexer_pb2_grpc.IndexerServiceStub
-    analyzer: analyzer_pb2_grpc.AnalyzerServiceStub
-    hostapp: hostapp_pb2_grpc.HostAppServiceStub
+    billing: billing_pb2_grpc.BillingServiceAsyncStub
+    indexer: indexer_pb2_grpc.IndexerServiceAsyncStub
+    analyzer: analyzer_pb2_grpc.AnalyzerServiceAsyncStub
+    hostapp: hostapp_pb2_grpc.HostAppServiceAsyncStub
     channels: dict[str, grpc.aio.Channel]
 
     @classmethod
     def connect(cls, settings: GatewaySettings) -> Clients:
-        def channel(addr: str, service: str) -> grpc.aio.Channel:
-            return make_channel(
-                addr, f"services.contracts.v1.{service}", IDEMPOTENT[f"services.contracts.v1.{service}"]
-            )
-
+        # Each channel retries what its service's contract marks idempotent.
         channels = {
-            "billing": channel(settings.billing_addr, "BillingService"),
-            "indexer": channel(settings.indexer_addr, "IndexerService"),
-            "analyzer": channel(settings.analyzer_addr, "AnalyzerService"),
-            "hostapp": channel(settings.hostapp_addr, "HostAppService"),
+            "billing": make_channel(settings.billing_addr, billing_pb2.DESCRIPTOR.services_by_name["BillingService"]),
+            "indexer": make_channel(settings.indexer_addr, indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"]),
+            "analyzer": make_channel(
+                settings.analyzer_addr, analyzer_pb2.DESCRIPTOR.services_by_name["AnalyzerService"]
+            ),
+            "hostapp": make_channel(settings.hostapp_addr, hostapp_pb2.DESCRIPTOR.services_by_name["HostAppService"]),
         }
         return cls(
             billing=billing_pb2_grpc.BillingServiceStub(channels["billing"]),

@@ -32,7 +32,7 @@ class IndexState(Enum):
 
 
 class IndexGate:
-    def __init__(self, db: Database, indexer: indexer_pb2_grpc.IndexerServiceStub | None, timeout: float) -> None:
+    def __init__(self, db: Database, indexer: indexer_pb2_grpc.IndexerServiceAsyncStub | None, timeout: float) -> None:
         self.db = db
         self.indexer = indexer
         self.timeout = timeout

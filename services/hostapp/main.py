@@ -6,7 +6,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from services.contracts.v1 import analyzer_pb2_grpc, hostapp_pb2_grpc, indexer_pb2_grpc
+from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, hostapp_pb2_grpc, indexer_pb2, indexer_pb2_grpc
 from services.hostapp import indexing
 from services.hostapp.github import GitHubApp
 from services.hostapp.indexing import IndexGate
@@ -31,10 +31,10 @@ async def setup(runtime: ServiceRuntime) -> None:
         "services.contracts.v1.HostAppService",
     )
     indexer = indexer_pb2_grpc.IndexerServiceStub(
-        make_channel(settings.indexer_addr, "services.contracts.v1.IndexerService", ["GetIndexStatus"])
+        make_channel(settings.indexer_addr, indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"])
     )
     analyzer = analyzer_pb2_grpc.AnalyzerServiceStub(
-        make_channel(settings.analyzer_addr, "services.contracts.v1.AnalyzerService")
+        make_channel(settings.analyzer_addr, analyzer_pb2.DESCRIPTOR.services_by_name["AnalyzerService"])
     )
     gate = IndexGate(runtime.db, indexer, settings.grpc_deadline_seconds)
     worker = PrWorker(runtime.db, runtime.bus, github, analyzer, gate, settings, wake=runtime.wake_relay)

@@ -63,7 +63,7 @@ class PrWorker:
         db: Database,
         bus: Bus,
         github: GitHubApp,
-        analyzer: analyzer_pb2_grpc.AnalyzerServiceStub,
+        analyzer: analyzer_pb2_grpc.AnalyzerServiceAsyncStub,
         gate: IndexGate,
         settings: HostAppSettings,
         *,

@@ -23,11 +23,11 @@ class RepositoryCap:
     def __init__(self, billing_addr: str, *, deadline: float = 2.0) -> None:
         self.billing_addr = billing_addr
         self.deadline = deadline
-        self._stub: billing_pb2_grpc.BillingServiceStub | None = None
+        self._stub: billing_pb2_grpc.BillingServiceAsyncStub | None = None
 
-    def _billing(self) -> billing_pb2_grpc.BillingServiceStub:
+    def _billing(self) -> billing_pb2_grpc.BillingServiceAsyncStub:
         if self._stub is None:  # made on first use, inside the serving event loop
-            channel = make_channel(self.billing_addr, "services.contracts.v1.BillingService", ["CheckQuota"])
+            channel = make_channel(self.billing_addr, billing_pb2.DESCRIPTOR.services_by_name["BillingService"])
             self._stub = billing_pb2_grpc.BillingServiceStub(channel)
         return self._stub
 

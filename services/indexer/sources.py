@@ -83,12 +83,12 @@ class HostApp:
     def __init__(self, settings: IndexerSettings) -> None:
         self.settings = settings
         self._channel: grpc.aio.Channel | None = None
-        self._stub: hostapp_pb2_grpc.HostAppServiceStub | None = None
+        self._stub: hostapp_pb2_grpc.HostAppServiceAsyncStub | None = None
 
-    def stub(self) -> hostapp_pb2_grpc.HostAppServiceStub:
+    def stub(self) -> hostapp_pb2_grpc.HostAppServiceAsyncStub:
         if self._stub is None:
             self._channel = make_channel(
-                self.settings.hostapp_addr, "services.contracts.v1.HostAppService", ["GetCloneCredentials"]
+                self.settings.hostapp_addr, hostapp_pb2.DESCRIPTOR.services_by_name["HostAppService"]
             )
             self._stub = hostapp_pb2_grpc.HostAppServiceStub(self._channel)
         return self._stub

@@ -8,8 +8,8 @@ import contextlib
 import logging
 import signal
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from typing import Any, TypeVar
 
 import grpc
 import psycopg
@@ -30,8 +30,12 @@ from services.kit.metrics import RPC_LATENCY, RPC_REQUESTS
 log = logging.getLogger(__name__)
 STATUS_DETAILS_KEY = "grpc-status-details-bin"
 
+Req = TypeVar("Req")
+Resp = TypeVar("Resp")
+Trailer = tuple[tuple[str, bytes], ...]
 
-def status_trailer(code: grpc.StatusCode, message: str, error_code: str, details: dict[str, Any]) -> tuple:
+
+def status_trailer(code: grpc.StatusCode, message: str, error_code: str, details: dict[str, Any]) -> Trailer:
     detail = common_pb2.ErrorDetail(code=error_code, message=message)
     if details:
         struct = struct_pb2.Struct()
@@ -68,11 +72,13 @@ def unavailable(exc: BaseException) -> bool:
 class _Context:
     """Binds request id and principal from metadata for the handler's duration."""
 
-    def __init__(self, metadata: tuple) -> None:
+    def __init__(self, metadata: Sequence[tuple[str, str | bytes]] | None) -> None:
         md = dict(metadata or ())
-        self.request_id = md.get(REQUEST_ID_METADATA_KEY) or new_request_id()
+        # gRPC hands ``-bin`` keys' values as bytes and every other key's as str.
+        request_id = md.get(REQUEST_ID_METADATA_KEY)
+        self.request_id = request_id if isinstance(request_id, str) and request_id else new_request_id()
         raw = md.get(PRINCIPAL_METADATA_KEY)
-        self.principal = common_pb2.Principal.FromString(raw) if raw else None
+        self.principal = common_pb2.Principal.FromString(raw) if isinstance(raw, bytes) and raw else None
 
     def __enter__(self) -> None:
         self._tokens = (request_id_var.set(self.request_id), principal_var.set(self.principal))
@@ -88,9 +94,9 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[Req, Resp] | None]],
         details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[Req, Resp] | None:
         handler = await continuation(details)
         if handler is None or details.method.startswith(("/grpc.health", "/grpc.reflection")):
             return handler
@@ -98,7 +104,7 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
         metadata = details.invocation_metadata
         service = self.service
 
-        async def fail(context: grpc.aio.ServicerContext, exc: BaseException) -> None:
+        async def fail(context: grpc.aio.ServicerContext[Any, Any], exc: BaseException) -> None:
             if isinstance(exc, ServiceError):
                 code, message, error_code, extra = exc.grpc_status, exc.message, exc.code, exc.details
             elif unavailable(exc):
@@ -131,10 +137,13 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
             RPC_REQUESTS.labels(service, method, code.name).inc()
             await context.abort(code, message, trailing_metadata=status_trailer(code, message, error_code, extra))
 
+        # grpc's stubs type a handler's behaviours as the sync server calls them; on the aio
+        # server they are coroutine functions (unary) and async generators (streams).
         if handler.unary_unary:
-            inner_uu = handler.unary_unary
+            inner_uu: Callable[[Req, grpc.aio.ServicerContext[Req, Resp]], Awaitable[Resp]]
+            inner_uu = handler.unary_unary  # type: ignore[assignment]
 
-            async def unary_unary(request: Any, context: grpc.aio.ServicerContext) -> Any:
+            async def unary_unary(request: Req, context: grpc.aio.ServicerContext[Req, Resp]) -> Resp:
                 start = time.perf_counter()
                 with _Context(metadata):
                     try:
@@ -156,9 +165,10 @@ class ServiceInterceptor(grpc.aio.ServerInterceptor):
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream:
-            inner_us = handler.unary_stream
+            inner_us: Callable[[Req, grpc.aio.ServicerContext[Req, Resp]], AsyncIterator[Resp]]
+            inner_us = handler.unary_stream  # type: ignore[assignment]
 
-            async def unary_stream(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+            async def unary_stream(request: Req, context: grpc.aio.ServicerContext[Req, Resp]) -> AsyncIterator[Resp]:
                 with _Context(metadata):
                     try:
                         async for item in inner_us(request, context):

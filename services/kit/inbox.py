@@ -12,11 +12,12 @@ import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import contextmanager, suppress
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from google.protobuf.message import Message
 from nats.aio.msg import Msg
 from nats.errors import TimeoutError as NatsTimeoutError
+from nats.js import JetStreamContext
 from nats.js.api import AckPolicy, ConsumerConfig, DeliverPolicy
 from sqlalchemy import BigInteger, Column, MetaData, String, Table
 from sqlalchemy.dialects.postgresql import insert
@@ -89,9 +90,9 @@ class DurableConsumer:
         self.batch = batch
         self.retry_delay = retry_delay
         self._stopping = False
-        self._sub: Any = None
+        self._sub: JetStreamContext.PullSubscription | None = None
 
-    async def _subscribe(self):  # type: ignore[no-untyped-def]
+    async def _subscribe(self) -> JetStreamContext.PullSubscription:
         config = ConsumerConfig(
             name=self.durable,
             durable_name=self.durable,
@@ -176,12 +177,12 @@ class DurableConsumer:
         delivered = msg.metadata.num_delivered if msg.metadata and msg.metadata.num_delivered else 1
         return float(min(self.retry_delay * 2 ** (delivered - 1), 60.0))
 
-    async def _report_lag(self, sub) -> None:  # type: ignore[no-untyped-def]
+    async def _report_lag(self, sub: JetStreamContext.PullSubscription | None) -> None:
         if sub is None:
             return
         try:
             info = await sub.consumer_info()
-            CONSUMER_LAG.labels(self.service, self.durable).set(info.num_pending + info.num_ack_pending)
+            CONSUMER_LAG.labels(self.service, self.durable).set((info.num_pending or 0) + (info.num_ack_pending or 0))
         except Exception:  # lag is best-effort telemetry
             pass
 

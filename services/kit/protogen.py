@@ -37,7 +37,7 @@ def main() -> int:
         f"--mypy_grpc_out={ROOT}",
         *sources,
     ]
-    code = protoc.main(args)
+    code: int = protoc.main(args)
     if code != 0:
         return code
     for package in (OUT, OUT / "v1"):

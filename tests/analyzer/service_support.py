@@ -20,7 +20,7 @@ import pytest
 from services.analyzer.deps import Deps
 from services.analyzer.servicer import AnalyzerServicer
 from services.analyzer.settings import AnalyzerSettings
-from services.contracts.v1 import analyzer_pb2_grpc, common_pb2, indexer_pb2, indexer_pb2_grpc
+from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, common_pb2, indexer_pb2, indexer_pb2_grpc
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import make_channel
 from services.kit.grpc_server import GrpcServer
@@ -175,7 +175,7 @@ def corpus_files(tmp: Path) -> dict[str, bytes]:
 
 @dataclass
 class Harness:
-    stub: analyzer_pb2_grpc.AnalyzerServiceStub
+    stub: analyzer_pb2_grpc.AnalyzerServiceAsyncStub
     indexer: FakeIndexer
     deps: Deps
     files: dict[str, bytes]
@@ -198,7 +198,7 @@ async def harness_fixture(make_db, tmp_path: Path) -> AsyncIterator[Harness]:
     server = GrpcServer("analyzer", "127.0.0.1:0")
     server.add(analyzer_pb2_grpc.add_AnalyzerServiceServicer_to_server, AnalyzerServicer(deps), "AnalyzerService")
     port = await server.start()
-    channel = make_channel(f"127.0.0.1:{port}", "services.contracts.v1.AnalyzerService")
+    channel = make_channel(f"127.0.0.1:{port}", analyzer_pb2.DESCRIPTOR.services_by_name["AnalyzerService"])
     files = corpus_files(tmp_path / "corpus")
     fake.add(
         FakeRepo(

@@ -51,7 +51,7 @@ def settings_for(database_url: str, standins: StandIns, **overrides: Any) -> Bil
 class Billing:
     """The servicer behind a real gRPC round trip, with helpers to make callers."""
 
-    def __init__(self, deps: BillingDeps, stub: billing_pb2_grpc.BillingServiceStub, address: str) -> None:
+    def __init__(self, deps: BillingDeps, stub: billing_pb2_grpc.BillingServiceAsyncStub, address: str) -> None:
         self.deps = deps
         self.stub = stub
         self.address = address
@@ -82,7 +82,7 @@ async def start_billing(database_url: str, settings: BillingSettings) -> tuple[B
     server = GrpcServer("billing", "127.0.0.1:0")
     server.add(billing_pb2_grpc.add_BillingServiceServicer_to_server, BillingServicer(deps), "BillingService")
     port = await server.start()
-    channel = make_channel(f"127.0.0.1:{port}", "services.contracts.v1.BillingService")
+    channel = make_channel(f"127.0.0.1:{port}", billing_pb2.DESCRIPTOR.services_by_name["BillingService"])
     billing = Billing(deps, billing_pb2_grpc.BillingServiceStub(channel), f"127.0.0.1:{port}")
 
     def wake() -> None:

@@ -9,6 +9,7 @@ from sqlalchemy import func, select
 
 from services.billing.models import PaymentEvent, Subscription, outbox
 from services.kit.errors import ServiceError
+from services.kit.grpc_client import MAX_ATTEMPTS
 from tests.billing.conftest import Billing
 from tests.billing.support import deliver, status, subscribe
 from tests.standins.accounts import StandIns
@@ -136,7 +137,9 @@ async def test_provider_outage_leaves_the_event_for_redelivery(billing: Billing,
     session = await subscribe(billing, standins, me)
     obj = standins.stripe.update_subscription(session["subscription"], cancel_at_period_end=True)
     event = stripe_event("customer.subscription.updated", obj)
-    standins.stripe.fail("/v1/subscriptions/", 500, times=3)  # more than the SDK's two retries
+    # More than every try: the SDK's three per call, times the channel's attempts (the contract
+    # marks HandlePaymentEvent idempotent, and upstream_error travels as UNAVAILABLE).
+    standins.stripe.fail("/v1/subscriptions/", 500, times=3 * MAX_ATTEMPTS)
     with pytest.raises(ServiceError) as err:
         await deliver(billing, event)
     assert err.value.code == "upstream_error"

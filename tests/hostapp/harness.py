@@ -120,8 +120,12 @@ class Hostapp:
 
     def start_worker(self) -> asyncio.Task[Any]:
         s = self.settings
-        analyzer = analyzer_pb2_grpc.AnalyzerServiceStub(make_channel(s.analyzer_addr, "AnalyzerService"))
-        indexer = indexer_pb2_grpc.IndexerServiceStub(make_channel(s.indexer_addr, "IndexerService"))
+        analyzer = analyzer_pb2_grpc.AnalyzerServiceStub(
+            make_channel(s.analyzer_addr, analyzer_pb2.DESCRIPTOR.services_by_name["AnalyzerService"])
+        )
+        indexer = indexer_pb2_grpc.IndexerServiceStub(
+            make_channel(s.indexer_addr, indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"])
+        )
         gate = IndexGate(self.db, indexer, s.grpc_deadline_seconds)
         self.worker = PrWorker(self.db, self.own_bus, self.github, analyzer, gate, s, wake=self.relay.wake)
         self.worker_task = self.spawn(self.worker.run())

@@ -22,7 +22,7 @@ from tests.standins.github_api import GitHubStandIn
 
 
 class Client:
-    def __init__(self, stub: hostapp_pb2_grpc.HostAppServiceStub, github: GitHubApp) -> None:
+    def __init__(self, stub: hostapp_pb2_grpc.HostAppServiceAsyncStub, github: GitHubApp) -> None:
         self.stub = stub
         self.github = github
 
@@ -43,7 +43,7 @@ async def _serve(db: Database, github: GitHubApp) -> tuple[GrpcServer, Client]:
         "services.contracts.v1.HostAppService",
     )
     port = await server.start()
-    channel = make_channel(f"127.0.0.1:{port}", "services.contracts.v1.HostAppService")
+    channel = make_channel(f"127.0.0.1:{port}", hostapp_pb2.DESCRIPTOR.services_by_name["HostAppService"])
     return server, Client(hostapp_pb2_grpc.HostAppServiceStub(channel), github)
 
 
