@@ -77,7 +77,6 @@ async def _finish(
         entry,
         audit_id,
         findings,
-        evidences,
         files=len(outcome.analyzed),
         skipped=outcome.skipped,
         duration_ms=duration,

@@ -22,7 +22,7 @@ MAX_LIMIT = 500
 MAX_REPOSITORIES = 5000
 
 
-def fleet_conventions(models: list[Any]) -> list[dict[str, Any]]:
+def fleet_conventions(models: list[Any]) -> list[analyzer_pb2.FleetConvention]:
     """Per rule and language: how many repositories enforce it, and which choice they make.
 
     Counts repositories, not conventions: one repository may enforce a rule several times
@@ -44,18 +44,18 @@ def fleet_conventions(models: list[Any]) -> list[dict[str, Any]]:
         majority, n = sorted(choices.items(), key=lambda kv: (-kv[1], kv[0]))[0]
         total = len(set().union(*holders.values()))
         out.append(
-            {
+            analyzer_pb2.FleetConvention(
                 **entry,
-                "repositories": total,
-                "majority": majority,
-                "agreement": round(n / total, 4),
-                "choices": dict(sorted(choices.items())),
-            }
+                repositories=total,
+                majority=majority,
+                agreement=round(n / total, 4),
+                choices=dict(sorted(choices.items())),
+            )
         )
-    return sorted(out, key=lambda e: (-e["repositories"], -e["agreement"], e["rule"], e["language"]))
+    return sorted(out, key=lambda e: (-e.repositories, -e.agreement, e.rule, e.language))
 
 
-async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> dict[str, Any]:
+async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> analyzer_pb2.AuditResults:
     limit = req.limit or DEFAULT_LIMIT
     if not 1 <= limit <= MAX_LIMIT:
         raise ServiceError("validation_failed", f"limit must be between 1 and {MAX_LIMIT}", {"field": "limit"})
@@ -80,29 +80,29 @@ async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> di
     severities: Counter[str] = Counter()
     for _repo_id, severity, n in totals:
         severities[severity] += n
-    return {
-        "audits": [views.audit(a) for a in audits],
-        "fleet": {
-            "repositories": len(visible),
-            "learned": len(models),
-            "window_days": WINDOW_DAYS,
-            "audits": sum(audits_per_repo.values()),
-            "findings_by_severity": dict(severities),
-            "false_positive_rate": overall_fp_rate(calibration),
-            "conventions": fleet_conventions(models),
-            "by_repository": [
-                {
-                    "repository_id": m.id,
-                    "full_name": m.full_name or None,
-                    "commit": m.model_commit,
-                    "learned_at": views.iso(m.learned_at),
-                    "files": m.files,
-                    "conventions": m.conventions,
-                    "enforced": m.enforced,
-                    "audits": audits_per_repo.get(m.id, 0),
-                    "findings": findings_per_repo.get(m.id, 0),
-                }
+    return analyzer_pb2.AuditResults(
+        audits=[views.audit(a) for a in audits],
+        fleet=analyzer_pb2.Fleet(
+            repositories=len(visible),
+            learned=len(models),
+            window_days=WINDOW_DAYS,
+            audits=sum(audits_per_repo.values()),
+            findings_by_severity=dict(severities),
+            false_positive_rate=overall_fp_rate(calibration),
+            conventions=fleet_conventions(models),
+            by_repository=[
+                analyzer_pb2.FleetRepository(
+                    repository_id=m.id,
+                    full_name=m.full_name or None,
+                    commit=m.model_commit,
+                    learned_at=views.timestamp(m.learned_at),
+                    files=m.files,
+                    conventions=m.conventions,
+                    enforced=m.enforced,
+                    audits=audits_per_repo.get(m.id, 0),
+                    findings=findings_per_repo.get(m.id, 0),
+                )
                 for m in models
             ],
-        },
-    }
+        ),
+    )

@@ -17,10 +17,11 @@ from typing import Any
 import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analyzer import queries
+from services.analyzer import queries, views
 from services.analyzer.deps import Deps
 from services.analyzer.engine import CheckPrefs, RepoConfig
 from services.analyzer.engine.config import FAMILIES
+from services.contracts.v1 import analyzer_pb2
 from services.kit.errors import ServiceError
 from services.kit.identity import can_access_owner, current_principal, require_principal
 
@@ -135,11 +136,21 @@ def _authorize(owner: str, min_role: str) -> str:
     return principal.user_id
 
 
-def render(owner: str, document: dict[str, Any], updated_at: int, updated_by: str) -> dict[str, Any]:
-    return {"owner": owner, **DEFAULTS, **document, "updated_at": updated_at, "updated_by": updated_by}
+def render(owner: str, document: dict[str, Any], updated_at: int, updated_by: str) -> analyzer_pb2.AuditPreferences:
+    doc = {**DEFAULTS, **document}
+    return analyzer_pb2.AuditPreferences(
+        owner=owner,
+        enabled_families=doc["enabled_families"],
+        min_severity=doc["min_severity"],
+        min_confidence=doc["min_confidence"],
+        ignored_paths=doc["ignored_paths"],
+        disabled_rules=doc["disabled_rules"],
+        updated_at=views.timestamp(updated_at),
+        updated_by=updated_by,
+    )
 
 
-async def get_document(deps: Deps, owner: str) -> dict[str, Any]:
+async def get_document(deps: Deps, owner: str) -> analyzer_pb2.AuditPreferences:
     _authorize(owner, "viewer")
     async with deps.db.session() as session:
         row = await queries.preferences(session, owner)
@@ -148,7 +159,7 @@ async def get_document(deps: Deps, owner: str) -> dict[str, Any]:
     return render(owner, row.document, row.updated_at, row.updated_by)
 
 
-async def update_document(deps: Deps, owner: str, patch_json: bytes) -> dict[str, Any]:
+async def update_document(deps: Deps, owner: str, patch_json: bytes) -> analyzer_pb2.AuditPreferences:
     # Personal preferences are the user's own; an organization's are its team admins'.
     user_id = _authorize(owner, "team-admin")
     try:

@@ -12,14 +12,12 @@ from __future__ import annotations
 import logging
 from typing import Any
 
-import orjson
-
-from services.analyzer import feedback, loading, preferences, queries, repo_lookup
+from services.analyzer import feedback, loading, preferences, queries, repo_lookup, views
 from services.analyzer.deps import Deps
 from services.analyzer.engine import calibrate
 from services.analyzer.models import now_ms
 from services.analyzer.state import LoadedRepo
-from services.contracts.v1 import analyzer_pb2, common_pb2
+from services.contracts.v1 import analyzer_pb2
 from services.kit.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -100,42 +98,29 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
         fresh = await loading.entry_for(session, row) if row is not None else None
     if fresh is not None:
         deps.cache.put(fresh)
-    rules = [{"rule": rule, **_rule_view(cal)} for rule, cal in sorted(calibration.rules.items()) if rule in touched]
-    document = {
-        "rules": rules,
-        "suppressed_fingerprints": len(suppressed),
-        "unknown_findings": unknown,
-        "report_conventions": _report_conventions(fresh),
-    }
-    return analyzer_pb2.ReportFindingsResponse(
-        accepted=recorded, external=len(externals), calibration=common_pb2.JsonDocument(json=orjson.dumps(document))
+    rules = [_rule_view(rule, cal) for rule, cal in sorted(calibration.rules.items()) if rule in touched]
+    document = analyzer_pb2.Calibration(
+        rules=rules,
+        suppressed_fingerprints=len(suppressed),
+        unknown_findings=unknown,
+        report_conventions=_report_conventions(fresh),
+    )
+    return analyzer_pb2.ReportFindingsResponse(accepted=recorded, external=len(externals), calibration=document)
+
+
+def _rule_view(rule: str, cal: Any) -> analyzer_pb2.RuleCalibration:
+    return analyzer_pb2.RuleCalibration(
+        rule=rule,
+        state=cal.state,
+        reported=cal.reported,
+        accepted=cal.accepted,
+        rejected=cal.rejected,
+        false_positive_rate=cal.false_positive_rate,
+        confidence_factor=cal.confidence_factor,
     )
 
 
-def _rule_view(cal: Any) -> dict[str, Any]:
-    return {
-        "state": cal.state,
-        "reported": cal.reported,
-        "accepted": cal.accepted,
-        "rejected": cal.rejected,
-        "false_positive_rate": cal.false_positive_rate,
-        "confidence_factor": cal.confidence_factor,
-    }
-
-
-def _report_conventions(entry: LoadedRepo | None) -> list[dict[str, Any]]:
+def _report_conventions(entry: LoadedRepo | None) -> list[analyzer_pb2.Convention]:
     if entry is None or entry.model is None:
         return []
-    return [
-        {
-            "id": c.id,
-            "rule": c.rule,
-            "choice": c.choice,
-            "scope": {"kind": c.scope.kind, "value": c.scope.value},
-            "count": c.count,
-            "level": c.level,
-            "description": c.description,
-        }
-        for c in entry.model.conventions
-        if c.source == "reports"
-    ]
+    return [views.compact_convention(c) for c in entry.model.conventions if c.source == "reports"]

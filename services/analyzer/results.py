@@ -10,14 +10,12 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
-from services.analyzer import queries
+from services.analyzer import queries, views
 from services.analyzer.deps import Deps
 from services.analyzer.engine import Finding, to_sarif
 from services.analyzer.models import new_id, now_ms
 from services.analyzer.state import LoadedRepo
-from services.contracts.v1 import analyzer_pb2, common_pb2, events_pb2
+from services.contracts.v1 import analyzer_pb2, events_pb2
 from services.kit.bus import SUBJECT_ANALYSIS_COMPLETED
 from services.kit.errors import ServiceError
 from services.kit.outbox import event_row
@@ -34,7 +32,7 @@ def check_format(fmt: str) -> str:
 
 
 def evidence(f: Finding) -> dict[str, Any]:
-    """The evidence object of the API: the convention's numbers, scope and examples."""
+    """The evidence stored with a finding's row: the convention's numbers, scope and examples."""
     doc: dict[str, Any] = {"level": f.level}
     if f.symbol:
         doc["symbol"] = f.symbol
@@ -57,7 +55,25 @@ def evidence(f: Finding) -> dict[str, Any]:
     return doc
 
 
-def to_proto(f: Finding, ev: dict[str, Any]) -> analyzer_pb2.Finding:
+def evidence_message(f: Finding) -> analyzer_pb2.Evidence:
+    """The evidence of the API: the level, and the convention's numbers, scope and examples."""
+    out = analyzer_pb2.Evidence(level=f.level, symbol=f.symbol)
+    ev = f.evidence
+    if ev is not None:
+        out.convention = ev.convention
+        out.scope.CopyFrom(views.scope(ev.scope))
+        out.choice = ev.choice
+        out.share = ev.share
+        out.count = ev.count
+        out.support = ev.support
+        out.description = ev.description
+        out.examples.extend(ev.examples)
+        for key, value in ev.detail.items():
+            out.detail[key].CopyFrom(views.param(value))
+    return out
+
+
+def to_proto(f: Finding) -> analyzer_pb2.Finding:
     return analyzer_pb2.Finding(
         id=f.id,
         fingerprint=f.fingerprint,
@@ -69,7 +85,7 @@ def to_proto(f: Finding, ev: dict[str, Any]) -> analyzer_pb2.Finding:
         path=f.path,
         start_line=f.start_line,
         end_line=f.end_line,
-        evidence=common_pb2.JsonDocument(json=orjson.dumps(ev)),
+        evidence=evidence_message(f),
         suggestion=f.suggestion or "",
     )
 
@@ -79,7 +95,6 @@ def build_result(
     entry: LoadedRepo,
     audit_id: str,
     findings: Sequence[Finding],
-    evidences: Sequence[dict[str, Any]],
     *,
     files: int,
     skipped: dict[str, str],
@@ -90,7 +105,7 @@ def build_result(
         audit_id=audit_id,
         repository_id=entry.id,
         commit=entry.commit,
-        findings=[to_proto(f, ev) for f, ev in zip(findings, evidences, strict=True)],
+        findings=[to_proto(f) for f in findings],
         files_analyzed=files,
         duration_ms=round(duration_ms, 3),
         skipped=[analyzer_pb2.SkippedFile(path=p, reason=r) for p, r in sorted(skipped.items())],
@@ -98,7 +113,7 @@ def build_result(
     if fmt == "sarif":
         sarif = to_sarif(findings, tool_name=deps.settings.sarif_tool_name)
         sarif["runs"][0]["properties"] = {"auditId": audit_id, "repositoryId": entry.id, "commit": entry.commit}
-        result.sarif.json = orjson.dumps(sarif)
+        result.sarif.update(sarif)
     return result
 
 

@@ -95,7 +95,7 @@ async def review_context(deps: Deps, ref: str, path: str) -> dict[str, Any]:
         "language": language or None,
         "domain": _domain(entry, path),
         "segment": _longest_prefix(segments, path),
-        "conventions": [views.convention(c) for c in conventions if c.family != cochange.FAMILY],
+        "conventions": [views.convention_doc(c) for c in conventions if c.family != cochange.FAMILY],
         "history": {
             "file": _history_of(history_doc, path),
             "co_changes": [
@@ -147,8 +147,8 @@ async def global_context(deps: Deps, ref: str) -> dict[str, Any]:
         "languages": summary.get("languages", []),
         "domains": summary.get("domains", []),
         "conventions": summary.get("conventions", {}),
-        "strongest_conventions": [views.convention(c) for c in views.strongest(entry.model.conventions, 15)],
-        "report_conventions": [views.convention(c) for c in entry.model.conventions if c.source == "reports"],
+        "strongest_conventions": [views.convention_doc(c) for c in views.strongest(entry.model.conventions, 15)],
+        "report_conventions": [views.convention_doc(c) for c in entry.model.conventions if c.source == "reports"],
         "hot_spots": summary.get("hot_spots", []),
         "history": summary.get("history", {}),
         "config": summary.get("config", {}),

@@ -51,18 +51,20 @@ class AnalyzerServicer(analyzer_pb2_grpc.AnalyzerServiceServicer):
     ) -> analyzer_pb2.ReportFindingsResponse:
         return await reports.report(self.deps, request)
 
-    async def GetDashboard(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> common_pb2.JsonDocument:
-        return _doc(await dashboard.dashboard(self.deps, request.repo))
+    async def GetDashboard(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> analyzer_pb2.Dashboard:
+        return await dashboard.dashboard(self.deps, request.repo)
 
-    async def GetAuditResults(self, request: analyzer_pb2.AuditResultsRequest, context: Ctx) -> common_pb2.JsonDocument:
-        return _doc(await audits.audit_results(self.deps, request))
+    async def GetAuditResults(
+        self, request: analyzer_pb2.AuditResultsRequest, context: Ctx
+    ) -> analyzer_pb2.AuditResults:
+        return await audits.audit_results(self.deps, request)
 
     async def GetAuditPreferences(
         self, request: analyzer_pb2.PreferencesRequest, context: Ctx
-    ) -> common_pb2.JsonDocument:
-        return _doc(await preferences.get_document(self.deps, request.owner))
+    ) -> analyzer_pb2.AuditPreferences:
+        return await preferences.get_document(self.deps, request.owner)
 
     async def UpdateAuditPreferences(
         self, request: analyzer_pb2.UpdatePreferencesRequest, context: Ctx
-    ) -> common_pb2.JsonDocument:
-        return _doc(await preferences.update_document(self.deps, request.owner, request.patch))
+    ) -> analyzer_pb2.AuditPreferences:
+        return await preferences.update_document(self.deps, request.owner, request.patch)

@@ -1,4 +1,4 @@
-"""JSON shapes shared by the read documents (documented in docs/review.md)."""
+"""Messages and JSON shapes shared by the answers (documented in docs/review.md)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,13 @@ import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
+from google.protobuf import timestamp_pb2
+
 from services.analyzer.engine import Convention, ConventionModel
-from services.analyzer.engine.conventions import FILE
+from services.analyzer.engine.conventions import FILE, Scope
 from services.analyzer.engine.file_check import index_of
 from services.analyzer.models import Audit, ExternalFindingRow, FindingRow
+from services.contracts.v1 import analyzer_pb2
 
 _RANK = {"strict": 2, "loose": 1, "off": 0}
 
@@ -20,7 +23,63 @@ def iso(ms: int) -> str | None:
     return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
-def convention(c: Convention) -> dict[str, Any]:
+def timestamp(ms: int) -> timestamp_pb2.Timestamp | None:
+    """Unix milliseconds as a Timestamp; 0 (never) is None, which leaves the field unset."""
+    if not ms:
+        return None
+    out = timestamp_pb2.Timestamp()
+    out.FromMilliseconds(ms)
+    return out
+
+
+def scope(s: Scope) -> analyzer_pb2.ConventionScope:
+    return analyzer_pb2.ConventionScope(kind=s.kind, value=s.value)
+
+
+def param(value: Any) -> analyzer_pb2.Param:
+    """An engine Param (str | int | float | bool); bool first, as it is also an int."""
+    if isinstance(value, bool):
+        return analyzer_pb2.Param(flag=value)
+    if isinstance(value, int):
+        return analyzer_pb2.Param(integer=value)
+    if isinstance(value, float):
+        return analyzer_pb2.Param(number=value)
+    return analyzer_pb2.Param(text=str(value))
+
+
+def convention(c: Convention) -> analyzer_pb2.Convention:
+    view = analyzer_pb2.Convention(
+        id=c.id,
+        rule=c.rule,
+        family=c.family,
+        scope=scope(c.scope),
+        language=c.language,
+        choice=c.choice,
+        share=c.share,
+        count=c.count,
+        support=c.support,
+        level=c.level,
+        confidence=c.confidence,
+        description=c.description,
+        examples=c.examples,
+        source=c.source,
+        alternatives=c.alternatives,
+    )
+    if c.source == "declared":
+        # Where the tools declare it, and whether the code agrees or the declaration overrides it.
+        learned = c.params.get("learned")
+        view.declared.CopyFrom(
+            analyzer_pb2.DeclaredSetting(
+                file=str(c.params.get("declared_in", "")),
+                setting=str(c.params.get("setting", "")),
+                learned=None if learned is None else str(learned),
+                agreement=str(c.params.get("agreement", "declared")),
+            )
+        )
+    return view
+
+
+def convention_doc(c: Convention) -> dict[str, Any]:
     view: dict[str, Any] = {
         "id": c.id,
         "rule": c.rule,
@@ -40,7 +99,6 @@ def convention(c: Convention) -> dict[str, Any]:
     if c.alternatives:
         view["alternatives"] = dict(c.alternatives)
     if c.source == "declared":
-        # Where the tools declare it, and whether the code agrees or the declaration overrides it.
         view["declared"] = {
             "file": c.params.get("declared_in", ""),
             "setting": c.params.get("setting", ""),
@@ -48,6 +106,19 @@ def convention(c: Convention) -> dict[str, Any]:
             "agreement": c.params.get("agreement", "declared"),
         }
     return view
+
+
+def compact_convention(c: Convention) -> analyzer_pb2.Convention:
+    """The fields a report's answer lists (docs/review.md, "Reports")."""
+    return analyzer_pb2.Convention(
+        id=c.id,
+        rule=c.rule,
+        choice=c.choice,
+        scope=scope(c.scope),
+        count=c.count,
+        level=c.level,
+        description=c.description,
+    )
 
 
 def strongest(conventions: Iterable[Convention], n: int) -> list[Convention]:
@@ -117,18 +188,18 @@ def external(row: ExternalFindingRow) -> dict[str, Any]:
     }
 
 
-def audit(row: Audit) -> dict[str, Any]:
+def audit(row: Audit) -> analyzer_pb2.AuditSummary:
     summary = row.summary or {}
-    return {
-        "id": row.id,
-        "repository_id": row.repository_id,
-        "kind": row.kind,
-        "commit": row.commit,
-        "pr_number": row.pr_number or None,
-        "files": row.files,
-        "findings": row.findings,
-        "by_severity": summary.get("by_severity", {}),
-        "duration_ms": row.duration_ms,
-        "user_id": row.user_id,
-        "created_at": iso(row.created_at),
-    }
+    return analyzer_pb2.AuditSummary(
+        id=row.id,
+        repository_id=row.repository_id,
+        kind=row.kind,
+        commit=row.commit,
+        pr_number=row.pr_number or None,
+        files=row.files,
+        findings=row.findings,
+        by_severity=summary.get("by_severity", {}),
+        duration_ms=row.duration_ms,
+        user_id=row.user_id,
+        created_at=timestamp(row.created_at),
+    )

@@ -8,12 +8,9 @@ JSON strings (the protobuf JSON mapping); pydantic's lax mode reads them as inte
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
-
-Severity = Literal["info", "warning", "error"]
-SEVERITIES: tuple[Severity, ...] = ("info", "warning", "error")
 
 
 class Open(BaseModel):
@@ -63,86 +60,6 @@ class RepositoryList(Open):
     page: Page = Field(default_factory=Page)
 
 
-class Scope(Open):
-    kind: str = ""
-    value: str = ""
-
-
-class Evidence(Open):
-    level: str = ""
-    scope: Scope | None = None
-    choice: Any = None
-    share: float | None = None
-    count: int | None = None
-    description: str = ""
-    examples: list[Any] = Field(default_factory=list)
-
-
-class Finding(Open):
-    id: str
-    fingerprint: str
-    rule: str
-    category: str = ""
-    severity: Severity
-    confidence: float = 0.0
-    message: str
-    path: str
-    start_line: int = 0
-    end_line: int = 0
-    evidence: Evidence | dict[str, Any] = Field(default_factory=dict)
-    suggestion: str = ""
-
-
-class Skipped(Open):
-    path: str
-    reason: str
-
-
-class AnalysisResult(Open):
-    audit_id: str = ""
-    repository_id: str = ""
-    commit: str = ""
-    findings: list[Finding] = Field(default_factory=list)
-    files_analyzed: int = 0
-    duration_ms: float = 0.0
-    skipped: list[Skipped] = Field(default_factory=list)
-
-
-class Convention(Open):
-    id: str = ""
-    rule: str = ""
-    family: str = ""
-    scope: Scope | None = None
-    choice: Any = None
-    share: float | None = None
-    level: str = ""
-    confidence: float | None = None
-    description: str = ""
-    source: str = ""
-
-
-class DomainRef(Open):
-    name: str = ""
-    path_prefix: str = ""
-
-
-class ReviewContext(Open):
-    repository_id: str = ""
-    commit: str = ""
-    path: str = ""
-    language: str | None = None
-    domain: DomainRef | None = None
-    segment: dict[str, Any] | None = None
-    conventions: list[Convention] = Field(default_factory=list)
-    history: dict[str, Any] = Field(default_factory=dict)
-
-
-class ReportResult(Open):
-    accepted: int = Field(0, description="Feedback items recorded")
-    external: int = Field(0, description="External findings stored")
-    calibration: dict[str, Any] = Field(default_factory=dict)
-
-
 class Domain(Open):
     name: str
     path_prefix: str = ""
@@ -177,17 +94,3 @@ class History(Open):
     path: str | None = Field(None, description="Set when one file's history was asked for")
     hot_spots: list[dict[str, Any]] = Field(default_factory=list)
     files: list[dict[str, Any]] = Field(default_factory=list)
-
-
-class Dashboard(Open):
-    repository_id: str = ""
-
-
-class GlobalContext(Open):
-    repository_id: str = ""
-    commit: str = ""
-    files: int = 0
-    languages: list[dict[str, Any]] = Field(default_factory=list)
-    domains: list[dict[str, Any]] = Field(default_factory=list)
-    strongest_conventions: list[Convention] = Field(default_factory=list)
-    report_conventions: list[Convention] = Field(default_factory=list)

@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import typer
 from rich.markup import escape
 
-from services.api.responses import AnalysisResult
+from services.api.analysis import AnalysisResult
 from services.api.schemas import Feedback
 from services.cli import admin, repos
 from services.cli.context import EXIT_FAILED, EXIT_FINDINGS, Options, reported, repository_for
@@ -186,7 +186,7 @@ def report(
     if as_json:
         print_json(result.model_dump(mode="json"))
         return
-    unknown = result.calibration.get("unknown_findings") or []
+    unknown = result.calibration.unknown_findings
     console().print(f"Recorded {result.accepted} verdict(s).")
     if unknown:
         console(stderr=True).print(f"Not findings of this repository: {', '.join(unknown)}")

@@ -11,7 +11,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from services.api.responses import SEVERITIES, AnalysisResult, Convention, Severity
+from services.api.analysis import SEVERITIES, AnalysisResult, Convention, Severity
 
 SEVERITY_STYLE = {"error": "bold red", "warning": "yellow", "info": "cyan"}
 
@@ -120,7 +120,6 @@ def conventions_table(conventions: Sequence[Convention]) -> None:
         table.add_column(column, overflow="fold")
     for c in conventions:
         scope = f"{c.scope.kind}:{c.scope.value}" if c.scope else ""
-        share = f"{c.share:.0%}" if c.share is not None else ""
-        choice = str(c.choice if c.choice is not None else "")
-        table.add_row(*(escape(cell) for cell in (c.rule, scope, choice, share, c.level, c.description)))
+        share = f"{c.share:.0%}"
+        table.add_row(*(escape(cell) for cell in (c.rule, scope, c.choice, share, c.level, c.description)))
     console().print(table)

@@ -16,6 +16,7 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
+from services.api import analysis as a
 from services.api import responses as r
 from services.api import schemas as s
 
@@ -101,10 +102,10 @@ def host_index(full_name: str, org_id: str | None = None, incremental: bool = Fa
 # --- analysis ------------------------------------------------------------------------------------
 
 
-def analyze(repo: str, path: str, content: str | None = None) -> Call[r.AnalysisResult]:
+def analyze(repo: str, path: str, content: str | None = None) -> Call[a.AnalysisResult]:
     """One file: ``content`` is the unsaved text; None = the indexed snapshot's file."""
     body = s.AnalyzeFile(path=path, content=content)
-    return Call("POST", repo_path(repo, "analyze"), model(r.AnalysisResult), dump(body))
+    return Call("POST", repo_path(repo, "analyze"), model(a.AnalysisResult), dump(body))
 
 
 def analyze_pr(
@@ -113,33 +114,33 @@ def analyze_pr(
     base: str | None = None,
     head: str | None = None,
     pr_number: int | None = None,
-) -> Call[r.AnalysisResult]:
+) -> Call[a.AnalysisResult]:
     body = s.AnalyzePr(base=base, head=head, files=list(files), pr_number=pr_number)
-    return Call("POST", repo_path(repo, "analyze_pr"), model(r.AnalysisResult), dump(body))
+    return Call("POST", repo_path(repo, "analyze_pr"), model(a.AnalysisResult), dump(body))
 
 
 def review_changeset(
     repo: str, file_paths: Sequence[str] = (), diff: str | None = None, staged: bool = False
-) -> Call[r.AnalysisResult]:
+) -> Call[a.AnalysisResult]:
     body = s.ReviewChangeset(file_paths=list(file_paths), diff=diff, staged=staged)
-    return Call("POST", repo_path(repo, "review_changeset"), model(r.AnalysisResult), dump(body))
+    return Call("POST", repo_path(repo, "review_changeset"), model(a.AnalysisResult), dump(body))
 
 
-def as_sarif(call: Call[r.AnalysisResult]) -> Call[dict[str, Any]]:
+def as_sarif(call: Call[a.AnalysisResult]) -> Call[dict[str, Any]]:
     """The same analysis answered as a SARIF 2.1.0 log (for code scanning)."""
     return Call(call.method, call.path, document, {**call.body, "format": "sarif"}, call.params)
 
 
-def review_context(repo: str, path: str) -> Call[r.ReviewContext]:
+def review_context(repo: str, path: str) -> Call[a.ReviewContext]:
     body = s.ReviewContext(path=path)
-    return Call("POST", repo_path(repo, "review_context"), model(r.ReviewContext), dump(body))
+    return Call("POST", repo_path(repo, "review_context"), model(a.ReviewContext), dump(body))
 
 
 def report_findings(
     repo: str, feedback: Sequence[s.Feedback] = (), findings: Sequence[s.ExternalFinding] = ()
-) -> Call[r.ReportResult]:
+) -> Call[a.ReportResult]:
     body = s.ReportFindings(feedback=list(feedback), findings=list(findings))
-    return Call("POST", repo_path(repo, "report_findings"), model(r.ReportResult), dump(body))
+    return Call("POST", repo_path(repo, "report_findings"), model(a.ReportResult), dump(body))
 
 
 # --- read endpoints ------------------------------------------------------------------------------
@@ -166,12 +167,12 @@ def history(repo: str, path: str = "", limit: int | None = None, cursor: str = "
     return Call("GET", repo_path(repo, "history"), model(r.History), params=params)
 
 
-def dashboard(repo: str) -> Call[r.Dashboard]:
-    return Call("GET", repo_path(repo, "dashboard"), model(r.Dashboard))
+def dashboard(repo: str) -> Call[a.Dashboard]:
+    return Call("GET", repo_path(repo, "dashboard"), model(a.Dashboard))
 
 
-def global_context(repo: str) -> Call[r.GlobalContext]:
-    return Call("GET", repo_path(repo, "global_context"), model(r.GlobalContext))
+def global_context(repo: str) -> Call[a.GlobalContext]:
+    return Call("GET", repo_path(repo, "global_context"), model(a.GlobalContext))
 
 
 # --- auth ----------------------------------------------------------------------------------------

@@ -18,6 +18,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
+from services.api import analysis as a
 from services.api import responses as r
 from services.api.schemas import ExternalFinding, Feedback
 from services.client import ApiError, AsyncClient, ConfigError, api, workspace
@@ -170,11 +171,11 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
         ] = [],  # noqa: B006 - pydantic copies defaults
         repository: RepositoryArg = None,
         directory: DirectoryArg = None,
-    ) -> Annotated[CallToolResult, r.AnalysisResult]:
+    ) -> Annotated[CallToolResult, a.AnalysisResult]:
         """Review a changeset: the given files, or (without file_paths) the staged changes of the local
         work tree (its `git diff --cached`)."""
 
-        async def work(client: AsyncClient) -> r.AnalysisResult:
+        async def work(client: AsyncClient) -> a.AnalysisResult:
             repo_id = await resolve(client, repository, directory)
             if file_paths:
                 return await client.send(api.review_changeset(repo_id, file_paths=file_paths))
@@ -196,11 +197,11 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
         ] = [],  # noqa: B006
         repository: RepositoryArg = None,
         directory: DirectoryArg = None,
-    ) -> Annotated[CallToolResult, r.ReportResult]:
+    ) -> Annotated[CallToolResult, a.ReportResult]:
         """Report verdicts (accepted, fixed, dismissed, false_positive) and outside findings; dismissed
         findings stay quiet in this repository from then on."""
 
-        async def work(client: AsyncClient) -> r.ReportResult:
+        async def work(client: AsyncClient) -> a.ReportResult:
             repo_id = await resolve(client, repository, directory)
             return await client.send(api.report_findings(repo_id, feedback, findings))
 
@@ -241,11 +242,11 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
     reader("service_get_domains", api.domains, r.Domains, "The repository's major areas (GET domains).")
     reader("service_get_segments", api.segments, r.Segments, "Finer groups inside domains (GET segments).", paged=True)
     reader("service_get_network", api.network, r.Network, "Module import graph and cycles (GET network).", paged=True)
-    reader("service_get_dashboard", api.dashboard, r.Dashboard, "Findings over time, acceptance (GET dashboard).")
+    reader("service_get_dashboard", api.dashboard, a.Dashboard, "Findings over time, acceptance (GET dashboard).")
     reader(
         "service_get_global_context",
         api.global_context,
-        r.GlobalContext,
+        a.GlobalContext,
         "Repository-wide summary: languages, domains, strongest conventions, hot spots (GET global_context).",
     )
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from services.api.responses import AnalysisResult, Finding, IndexStatus, Open, Repository, ReviewContext, Skipped
+from services.api.analysis import AnalysisResult, Finding, ReviewContext, Skipped
+from services.api.responses import IndexStatus, Open, Repository
 
 
 class IndexResult(Open):

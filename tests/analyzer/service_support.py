@@ -219,9 +219,5 @@ def doc(reply: common_pb2.JsonDocument) -> Any:
     return orjson.loads(reply.json)
 
 
-def evidence(finding: Any) -> dict[str, Any]:
-    return orjson.loads(finding.evidence.json)
-
-
 def grpc_code(exc: BaseException) -> grpc.StatusCode | None:
     return getattr(exc, "status", None)

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import orjson
 import pytest
+from google.protobuf import json_format
 from sqlalchemy import func, select
 from sqlalchemy.exc import DBAPIError
 
@@ -13,7 +13,7 @@ from services.contracts.v1 import analyzer_pb2, common_pb2, events_pb2, indexer_
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
 from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH
-from tests.analyzer.service_support import ALICE, BOB, FakeRepo, Harness, evidence, harness_fixture  # noqa: F401
+from tests.analyzer.service_support import ALICE, BOB, FakeRepo, Harness, harness_fixture  # noqa: F401
 
 PLANTED_RULES = {
     ("naming.case.function", 22),
@@ -46,13 +46,14 @@ async def test_unsaved_file_gets_exactly_the_planted_findings_with_evidence(harn
     assert 0.9 < naming.confidence <= 1
     assert naming.id.startswith("f_")
     assert len(naming.fingerprint) == 32
-    ev = evidence(naming)
-    assert ev["choice"] == "snake_case"
-    assert ev["count"] >= 100
-    assert ev["share"] == 1.0
-    assert ev["scope"] == {"kind": "language", "value": "python"}
-    assert "snake_case" in ev["description"]
-    assert ev["examples"]
+    ev = naming.evidence
+    assert ev.level == "strict"
+    assert ev.choice == "snake_case"
+    assert ev.count >= 100
+    assert ev.share == 1.0
+    assert ev.scope == analyzer_pb2.ConventionScope(kind="language", value="python")
+    assert "snake_case" in ev.description
+    assert ev.examples
 
 
 async def test_first_analysis_learns_on_demand_then_serves_from_memory(harness: Harness) -> None:
@@ -134,7 +135,7 @@ async def test_an_audit_its_findings_and_its_event_are_written_together_or_not_a
 
 async def test_sarif_on_request(harness: Harness) -> None:
     result = await analyze(harness, format="sarif")
-    sarif = orjson.loads(result.sarif.json)
+    sarif = json_format.MessageToDict(result.sarif)
     assert sarif["version"] == "2.1.0"
     results = sarif["runs"][0]["results"]
     assert {(r["ruleId"], r["locations"][0]["physicalLocation"]["region"]["startLine"]) for r in results} == (
@@ -243,7 +244,7 @@ async def test_pull_request_by_commits_and_change_level_findings(harness: Harnes
     result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
     assert found(result) == {("cochange.partner", 0)}
     partner = result.findings[0]
-    assert evidence(partner)["choice"] == "app/billing/payment.py"
+    assert partner.evidence.choice == "app/billing/payment.py"
     assert partner.path == "app/billing/invoice.py"
 
 
@@ -369,4 +370,4 @@ async def test_a_change_that_replaces_the_settled_library_is_not_told_to_keep_it
     )
     result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
     [finding] = [f for f in result.findings if f.rule == "dependencies.library.logging"]
-    assert evidence(finding)["choice"] == "logging"
+    assert finding.evidence.choice == "logging"

@@ -32,9 +32,8 @@ async def test_dismissed_finding_stays_quiet_and_accepting_revives_it(harness: H
     printed = before["idioms.print"]
     reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id=printed.id, verdict="dismissed")])
     assert reply.accepted == 1
-    calibration = doc(reply.calibration)
-    assert calibration["rules"][0]["rule"] == "idioms.print"
-    assert calibration["rules"][0]["false_positive_rate"] == 1.0
+    assert reply.calibration.rules[0].rule == "idioms.print"
+    assert reply.calibration.rules[0].false_positive_rate == 1.0
     after = rules(await analyze(harness))
     assert set(after) == set(before) - {"idioms.print"}
     # The same code moved elsewhere in the file keeps its fingerprint, so it stays quiet there too.
@@ -55,7 +54,7 @@ async def test_a_rule_people_keep_rejecting_is_downgraded_then_muted(harness: Ha
     for i in range(10):
         finding = rules(await analyze(harness, _variant(i)))["idioms.print"]
         reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id=finding.id, verdict="false_positive")])
-        state = doc(reply.calibration)["rules"][0]["state"]
+        state = reply.calibration.rules[0].state
         if i + 1 == 5:
             assert state == "downgraded"
             fresh = rules(await analyze(harness, _variant(100)))["idioms.print"]
@@ -75,7 +74,7 @@ async def test_report_validation_and_unknown_findings(harness: Harness) -> None:
     assert err.value.details["field"] == "feedback[0].verdict"
     reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id="f_nope", verdict="dismissed")])
     assert reply.accepted == 0
-    assert doc(reply.calibration)["unknown_findings"] == ["f_nope"]
+    assert list(reply.calibration.unknown_findings) == ["f_nope"]
     with pytest.raises(ServiceError) as err:
         await report(harness, principal=BOB)
     assert err.value.code == "repo_not_found"
@@ -96,9 +95,9 @@ async def test_external_findings_join_history_and_become_a_convention(harness: H
     ]
     reply = await report(harness, findings=externals)
     assert reply.external == 6
-    conventions = doc(reply.calibration)["report_conventions"]
-    assert [(c["rule"], c["scope"]) for c in conventions] == [
-        ("external.sql_injection_risk", {"kind": "directory", "value": "app/reports"})
+    conventions = reply.calibration.report_conventions
+    assert [(c.rule, c.scope.kind, c.scope.value) for c in conventions] == [
+        ("external.sql_injection_risk", "directory", "app/reports")
     ]
     context = doc(
         await call(
@@ -149,59 +148,64 @@ async def test_global_context_and_dashboard(harness: Harness) -> None:
     assert glob["conventions"]["strict"] >= 20
     assert glob["strongest_conventions"][0]["level"] == "strict"
     assert glob["hot_spots"][0]["path"] == "app/billing/invoice.py"
-    board = doc(await call(harness.stub.GetDashboard, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE))
-    assert board["index"]["state"] == "ready"
-    assert board["findings"]["total"] == 3
-    assert board["findings"]["by_severity"] == {"warning": 2, "info": 1}
-    assert board["findings"]["over_time"][0]["total"] == 3
-    assert board["audits"]["by_kind"] == {"file": 1}
-    [acceptance] = board["acceptance"]
-    assert acceptance["rule"] == result.findings[0].rule
-    assert acceptance["false_positive_rate"] == 1.0
-    assert board["false_positive_rate"] == 1.0
-    assert board["strongest_conventions"]
-    assert board["weakest_conventions"] is not None
+    board = await call(harness.stub.GetDashboard, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)
+    assert board.index.state == "ready"
+    assert board.findings.total == 3
+    assert dict(board.findings.by_severity) == {"warning": 2, "info": 1}
+    assert board.findings.over_time[0].total == 3
+    assert dict(board.audits.by_kind) == {"file": 1}
+    assert board.audits.last_at.seconds > 0
+    [acceptance] = board.acceptance
+    assert acceptance.rule == result.findings[0].rule
+    assert acceptance.false_positive_rate == 1.0
+    assert acceptance.acceptance_rate == 0.0
+    assert board.false_positive_rate == 1.0
+    assert board.strongest_conventions
+    assert board.model.conventions.strict >= 20
+    assert board.model.conventions.by_family["naming"].strict >= 1
 
 
 async def test_audit_results_only_cover_visible_repositories(harness: Harness) -> None:
     result = await analyze(harness)
     request = analyzer_pb2.AuditResultsRequest(repository_ids=["r-alice", "r-other"], limit=10)
-    body = doc(await call(harness.stub.GetAuditResults, request, principal=ALICE))
-    assert [a["id"] for a in body["audits"]] == [result.audit_id]
-    assert body["audits"][0]["findings"] == 3
-    fleet = body["fleet"]
-    assert fleet["learned"] == 1
-    assert fleet["repositories"] == 1  # r-other is not Alice's: it is not in her fleet
-    assert all(c["repositories"] <= fleet["repositories"] for c in fleet["conventions"])
-    naming = next(c for c in fleet["conventions"] if c["rule"] == "naming.case.function")
-    assert naming["majority"] == "snake_case"
-    assert naming["repositories"] == 1
-    assert fleet["by_repository"][0]["repository_id"] == "r-alice"
-    stranger = doc(await call(harness.stub.GetAuditResults, request, principal=BOB))
-    assert stranger["audits"] == []
-    assert stranger["fleet"]["learned"] == 0
-    assert stranger["fleet"]["repositories"] == 0
+    body = await call(harness.stub.GetAuditResults, request, principal=ALICE)
+    assert [a.id for a in body.audits] == [result.audit_id]
+    assert body.audits[0].findings == 3
+    assert not body.audits[0].HasField("pr_number")
+    fleet = body.fleet
+    assert fleet.learned == 1
+    assert fleet.repositories == 1  # r-other is not Alice's: it is not in her fleet
+    assert all(c.repositories <= fleet.repositories for c in fleet.conventions)
+    naming = next(c for c in fleet.conventions if c.rule == "naming.case.function")
+    assert naming.majority == "snake_case"
+    assert naming.repositories == 1
+    assert fleet.by_repository[0].repository_id == "r-alice"
+    stranger = await call(harness.stub.GetAuditResults, request, principal=BOB)
+    assert list(stranger.audits) == []
+    assert stranger.fleet.learned == 0
+    assert stranger.fleet.repositories == 0
 
 
 async def test_preferences_merge_patch_validation_and_effect(harness: Harness) -> None:
     owner = "user:u-alice"
     get = analyzer_pb2.PreferencesRequest(owner=owner)
-    defaults = doc(await call(harness.stub.GetAuditPreferences, get, principal=ALICE))
-    assert defaults["min_severity"] == "info"
-    assert "naming" in defaults["enabled_families"]
+    defaults = await call(harness.stub.GetAuditPreferences, get, principal=ALICE)
+    assert defaults.min_severity == "info"
+    assert "naming" in defaults.enabled_families
+    assert not defaults.HasField("updated_at")
 
     def patch(body: dict) -> analyzer_pb2.UpdatePreferencesRequest:
         return analyzer_pb2.UpdatePreferencesRequest(owner=owner, patch=orjson.dumps(body))
 
-    updated = doc(
-        await call(
-            harness.stub.UpdateAuditPreferences,
-            patch({"min_severity": "warning", "ignored_paths": ["legacy/**"]}),
-            principal=ALICE,
-        )
+    updated = await call(
+        harness.stub.UpdateAuditPreferences,
+        patch({"min_severity": "warning", "ignored_paths": ["legacy/**"]}),
+        principal=ALICE,
     )
-    assert updated["min_severity"] == "warning"
-    assert updated["ignored_paths"] == ["legacy/**"]
+    assert updated.min_severity == "warning"
+    assert list(updated.ignored_paths) == ["legacy/**"]
+    assert updated.updated_by == ALICE.user_id
+    assert updated.updated_at.seconds > 0
     assert {f.rule for f in (await analyze(harness)).findings} == {"naming.case.function", "idioms.print"}
     ignored = await analyze(harness, path="legacy/audit.py")
     assert list(ignored.findings) == []
@@ -234,8 +238,8 @@ def test_fleet_conventions_count_repositories_not_conventions() -> None:
 
     # Two repositories, one enforcing ten terms: the rule holds in 2 repositories, not 11.
     [term] = fleet_conventions([model("a", *(f"t{i}" for i in range(10))), model("b", "t0")])
-    assert term["repositories"] == 2
-    assert term["majority"] == "t0"
-    assert term["agreement"] == 1.0
-    assert term["choices"]["t0"] == 2
-    assert max(term["choices"].values()) <= term["repositories"]
+    assert term.repositories == 2
+    assert term.majority == "t0"
+    assert term.agreement == 1.0
+    assert term.choices["t0"] == 2
+    assert max(term.choices.values()) <= term.repositories

@@ -8,6 +8,7 @@ request are limited to their changed lines, dismissals take effect, and the read
 
 from __future__ import annotations
 
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -115,6 +116,42 @@ def test_planted_deviations_are_found_exactly_with_evidence(http: httpx.Client, 
     assert {r["ruleId"] for r in sarif["runs"][0]["results"]} == {rule for rule, _ in PLANTED_RULES}
 
 
+RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
+FINDING_FIELDS = {"id", "fingerprint", "rule", "category", "severity", "confidence", "message", "path", "start_line",
+                  "end_line", "evidence", "suggestion"}  # fmt: skip
+EVIDENCE_FIELDS = {"level", "symbol", "convention", "scope", "choice", "share", "count", "support", "description",
+                   "examples", "detail"}  # fmt: skip
+
+
+def test_analysis_body_is_the_typed_result(http: httpx.Client, indexed: Indexed) -> None:
+    """The AnalysisResult message as REST: exactly its fields, counts as integers (docs/review.md)."""
+    body = ok(analyze(http, indexed, {"path": PLANTED_PATH, "content": PLANTED}))
+    assert set(body) == {"audit_id", "repository_id", "commit", "findings", "files_analyzed", "duration_ms", "skipped"}
+    assert type(body["files_analyzed"]) is int
+    assert type(body["duration_ms"]) is float
+    assert body["skipped"] == []
+    for finding in body["findings"]:
+        assert set(finding) == FINDING_FIELDS
+        assert type(finding["start_line"]) is int
+        assert type(finding["end_line"]) is int
+        assert type(finding["confidence"]) is float
+        assert set(finding["evidence"]) == EVIDENCE_FIELDS
+    naming = next(f for f in body["findings"] if f["rule"] == "naming.case.function")
+    evidence = naming["evidence"]
+    assert evidence["level"] == "strict"
+    assert evidence["symbol"] == "loadAuditNames"
+    assert evidence["convention"].startswith("naming.case.function@")
+    assert set(evidence["scope"]) == {"kind", "value"}
+    assert type(evidence["count"]) is int
+    assert type(evidence["support"]) is int
+    assert type(evidence["share"]) is float
+    assert evidence["detail"] == {"name": "loadAuditNames", "style": "camelCase"}
+    sarif = ok(analyze(http, indexed, {"path": PLANTED_PATH, "content": PLANTED, "format": "sarif"}))
+    regions = [r["locations"][0]["physicalLocation"]["region"] for r in sarif["runs"][0]["results"]]
+    assert {type(r["startLine"]) for r in regions} == {int}
+    assert {r["ruleIndex"] for r in sarif["runs"][0]["results"]} <= set(range(len(PLANTED_RULES)))
+
+
 def test_analysis_errors(system: RunningSystem, http: httpx.Client, indexed: Indexed) -> None:
     assert_error(analyze(http, indexed, {"path": "app/nowhere.py"}), 404, "file_not_found")
     assert_error(analyze(http, indexed, {"path": "logo.png", "content": "\u0000PNG"}), 422, "unsupported_file_type")
@@ -188,12 +225,17 @@ def test_dismissals_take_effect_and_show_on_the_dashboard(http: httpx.Client, in
     reply = ok(request(http, "POST", f"/v1/repositories/{indexed.repo_id}/report_findings", indexed.auth, json=report))
     assert reply["accepted"] == 2
     assert reply["external"] == 1
+    assert set(reply["calibration"]) == {"rules", "suppressed_fingerprints", "unknown_findings", "report_conventions"}
+    assert type(reply["calibration"]["suppressed_fingerprints"]) is int
     rates = {r["rule"]: r["false_positive_rate"] for r in reply["calibration"]["rules"]}
     assert rates == {"idioms.print": 1.0, "naming.case.function": 0.0}
     after = ok(analyze(http, indexed, {"path": PLANTED_PATH, "content": PLANTED}))
     assert found(after) == PLANTED_RULES - {("idioms.print", 39)}
 
     board = ok(request(http, "GET", f"/v1/repositories/{indexed.repo_id}/dashboard", indexed.auth))
+    assert RFC3339.fullmatch(board["model"]["learned_at"])
+    assert RFC3339.fullmatch(board["audits"]["last_at"])
+    assert type(board["findings"]["total"]) is int
     assert board["index"]["state"] == "ready"
     assert board["index"]["head_sha"] == indexed.head
     assert board["findings"]["total"] >= 6
@@ -228,6 +270,8 @@ def test_global_context_audit_results_and_the_deprecated_alias(http: httpx.Clien
     results = request(http, "GET", "/v1/audit-results", indexed.auth, params={"limit": 5})
     body = ok(results)
     assert len(body["audits"]) == 5
+    assert RFC3339.fullmatch(body["audits"][0]["created_at"])
+    assert body["audits"][0]["pr_number"] is None or type(body["audits"][0]["pr_number"]) is int
     assert body["audits"][0]["repository_id"] == indexed.repo_id
     assert body["fleet"]["learned"] == 1
     assert any(
@@ -260,8 +304,10 @@ def test_preferences_apply_to_every_analysis(http: httpx.Client, indexed: Indexe
     defaults = ok(request(http, "GET", url, indexed.auth))
     assert defaults["min_severity"] == "info"
     assert defaults["ignored_paths"] == []
+    assert defaults["updated_at"] is None  # the defaults: never updated
     updated = ok(request(http, "PATCH", url, indexed.auth, json={"min_severity": "warning"}))
     assert updated["min_severity"] == "warning"
+    assert RFC3339.fullmatch(updated["updated_at"]), updated
     body = ok(analyze(http, indexed, {"path": PLANTED_PATH, "content": PLANTED}))
     assert ("documentation.docstring.function", 32) not in found(body)
     assert_error(request(http, "PATCH", url, indexed.auth, json={"min_severity": "loud"}), 422, "validation_failed")

@@ -8,8 +8,9 @@ preferences (what the code should be). Version 1.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import struct_pb2 as _struct_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
-from services.contracts.v1 import common_pb2 as _common_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -232,7 +233,7 @@ class Finding(_message.Message):
     end_line: _builtins.int
     suggestion: _builtins.str
     @_builtins.property
-    def evidence(self) -> _common_pb2.JsonDocument: ...
+    def evidence(self) -> Global___Evidence: ...
     def __init__(
         self,
         *,
@@ -246,7 +247,7 @@ class Finding(_message.Message):
         path: _builtins.str = ...,
         start_line: _builtins.int = ...,
         end_line: _builtins.int = ...,
-        evidence: _common_pb2.JsonDocument | None = ...,
+        evidence: Global___Evidence | None = ...,
         suggestion: _builtins.str = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["evidence", b"evidence"]  # noqa: Y015
@@ -256,6 +257,167 @@ class Finding(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___Finding: _TypeAlias = Finding  # noqa: Y015
+
+@_typing.final
+class ConventionScope(_message.Message):
+    """Where a convention holds: repository, language, domain, directory or file (engine Scope)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    KIND_FIELD_NUMBER: _builtins.int
+    VALUE_FIELD_NUMBER: _builtins.int
+    kind: _builtins.str
+    value: _builtins.str
+    """"" for the repository"""
+    def __init__(
+        self,
+        *,
+        kind: _builtins.str = ...,
+        value: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["kind", b"kind", "value", b"value"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConventionScope: _TypeAlias = ConventionScope  # noqa: Y015
+
+@_typing.final
+class Param(_message.Message):
+    """A value of a finding's detail or a convention's parameter: the engine's str | int | float | bool."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    TEXT_FIELD_NUMBER: _builtins.int
+    INTEGER_FIELD_NUMBER: _builtins.int
+    NUMBER_FIELD_NUMBER: _builtins.int
+    FLAG_FIELD_NUMBER: _builtins.int
+    text: _builtins.str
+    integer: _builtins.int
+    number: _builtins.float
+    flag: _builtins.bool
+    def __init__(
+        self,
+        *,
+        text: _builtins.str = ...,
+        integer: _builtins.int = ...,
+        number: _builtins.float = ...,
+        flag: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["flag", b"flag", "integer", b"integer", "kind", b"kind", "number", b"number", "text", b"text"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["flag", b"flag", "integer", b"integer", "kind", b"kind", "number", b"number", "text", b"text"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_kind: _TypeAlias = _typing.Literal["text", "integer", "number", "flag"]  # noqa: Y015
+    _WhichOneofArgType_kind: _TypeAlias = _typing.Literal["kind", b"kind"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_kind) -> _WhichOneofReturnType_kind | None: ...
+
+Global___Param: _TypeAlias = Param  # noqa: Y015
+
+@_typing.final
+class Evidence(_message.Message):
+    """Why a finding was raised: the level it is reported at and, for a convention's finding, the
+    convention's numbers (docs/review.md, "Findings"). The convention fields are unset for a
+    finding that rests on no learned convention.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class DetailEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___Param: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___Param | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    LEVEL_FIELD_NUMBER: _builtins.int
+    SYMBOL_FIELD_NUMBER: _builtins.int
+    CONVENTION_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    CHOICE_FIELD_NUMBER: _builtins.int
+    SHARE_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    SUPPORT_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    EXAMPLES_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    level: _builtins.str
+    """strict | loose"""
+    symbol: _builtins.str
+    """the flagged identifier, "" when none"""
+    convention: _builtins.str
+    """convention id"""
+    choice: _builtins.str
+    share: _builtins.float
+    count: _builtins.int
+    """observations the convention rests on"""
+    support: _builtins.int
+    """observations that agree with the choice"""
+    description: _builtins.str
+    @_builtins.property
+    def scope(self) -> Global___ConventionScope: ...
+    @_builtins.property
+    def examples(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def detail(self) -> _containers.MessageMap[_builtins.str, Global___Param]:
+        """rule-specific: the name, its style, a line's length, ..."""
+
+    def __init__(
+        self,
+        *,
+        level: _builtins.str = ...,
+        symbol: _builtins.str = ...,
+        convention: _builtins.str | None = ...,
+        scope: Global___ConventionScope | None = ...,
+        choice: _builtins.str | None = ...,
+        share: _builtins.float | None = ...,
+        count: _builtins.int | None = ...,
+        support: _builtins.int | None = ...,
+        description: _builtins.str = ...,
+        examples: _abc.Iterable[_builtins.str] | None = ...,
+        detail: _abc.Mapping[_builtins.str, Global___Param] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_choice", b"_choice", "_convention", b"_convention", "_count", b"_count", "_share", b"_share", "_support", b"_support", "choice", b"choice", "convention", b"convention", "count", b"count", "scope", b"scope", "share", b"share", "support", b"support"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_choice", b"_choice", "_convention", b"_convention", "_count", b"_count", "_share", b"_share", "_support", b"_support", "choice", b"choice", "convention", b"convention", "count", b"count", "description", b"description", "detail", b"detail", "examples", b"examples", "level", b"level", "scope", b"scope", "share", b"share", "support", b"support", "symbol", b"symbol"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__choice: _TypeAlias = _typing.Literal["choice"]  # noqa: Y015
+    _WhichOneofArgType__choice: _TypeAlias = _typing.Literal["_choice", b"_choice"]  # noqa: Y015
+    _WhichOneofReturnType__convention: _TypeAlias = _typing.Literal["convention"]  # noqa: Y015
+    _WhichOneofArgType__convention: _TypeAlias = _typing.Literal["_convention", b"_convention"]  # noqa: Y015
+    _WhichOneofReturnType__count: _TypeAlias = _typing.Literal["count"]  # noqa: Y015
+    _WhichOneofArgType__count: _TypeAlias = _typing.Literal["_count", b"_count"]  # noqa: Y015
+    _WhichOneofReturnType__share: _TypeAlias = _typing.Literal["share"]  # noqa: Y015
+    _WhichOneofArgType__share: _TypeAlias = _typing.Literal["_share", b"_share"]  # noqa: Y015
+    _WhichOneofReturnType__support: _TypeAlias = _typing.Literal["support"]  # noqa: Y015
+    _WhichOneofArgType__support: _TypeAlias = _typing.Literal["_support", b"_support"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__choice) -> _WhichOneofReturnType__choice | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__convention) -> _WhichOneofReturnType__convention | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__count) -> _WhichOneofReturnType__count | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__share) -> _WhichOneofReturnType__share | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__support) -> _WhichOneofReturnType__support | None: ...
+
+Global___Evidence: _TypeAlias = Evidence  # noqa: Y015
 
 @_typing.final
 class SkippedFile(_message.Message):
@@ -300,8 +462,8 @@ class AnalysisResult(_message.Message):
     @_builtins.property
     def findings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Finding]: ...
     @_builtins.property
-    def sarif(self) -> _common_pb2.JsonDocument:
-        """set when format = "sarif" """
+    def sarif(self) -> _struct_pb2.Struct:
+        """Set when format = "sarif": a SARIF 2.1.0 log, an external standard's document carried as is."""
 
     @_builtins.property
     def skipped(self) -> _containers.RepeatedCompositeFieldContainer[Global___SkippedFile]:
@@ -316,7 +478,7 @@ class AnalysisResult(_message.Message):
         findings: _abc.Iterable[Global___Finding] | None = ...,
         files_analyzed: _builtins.int = ...,
         duration_ms: _builtins.float = ...,
-        sarif: _common_pb2.JsonDocument | None = ...,
+        sarif: _struct_pb2.Struct | None = ...,
         skipped: _abc.Iterable[Global___SkippedFile] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["sarif", b"sarif"]  # noqa: Y015
@@ -454,13 +616,13 @@ class ReportFindingsResponse(_message.Message):
     accepted: _builtins.int
     external: _builtins.int
     @_builtins.property
-    def calibration(self) -> _common_pb2.JsonDocument: ...
+    def calibration(self) -> Global___Calibration: ...
     def __init__(
         self,
         *,
         accepted: _builtins.int = ...,
         external: _builtins.int = ...,
-        calibration: _common_pb2.JsonDocument | None = ...,
+        calibration: Global___Calibration | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["calibration", b"calibration"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
@@ -469,6 +631,215 @@ class ReportFindingsResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReportFindingsResponse: _TypeAlias = ReportFindingsResponse  # noqa: Y015
+
+@_typing.final
+class DeclaredSetting(_message.Message):
+    """A tools' configuration that declares a convention (source "declared")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILE_FIELD_NUMBER: _builtins.int
+    SETTING_FIELD_NUMBER: _builtins.int
+    LEARNED_FIELD_NUMBER: _builtins.int
+    AGREEMENT_FIELD_NUMBER: _builtins.int
+    file: _builtins.str
+    """pyproject.toml, .editorconfig, ..."""
+    setting: _builtins.str
+    """"[tool.black] line-length = 88" """
+    learned: _builtins.str
+    """the learned choice it agrees with or overrides; unset when none"""
+    agreement: _builtins.str
+    """agrees | overrides | declared"""
+    def __init__(
+        self,
+        *,
+        file: _builtins.str = ...,
+        setting: _builtins.str = ...,
+        learned: _builtins.str | None = ...,
+        agreement: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_learned", b"_learned", "learned", b"learned"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_learned", b"_learned", "agreement", b"agreement", "file", b"file", "learned", b"learned", "setting", b"setting"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__learned: _TypeAlias = _typing.Literal["learned"]  # noqa: Y015
+    _WhichOneofArgType__learned: _TypeAlias = _typing.Literal["_learned", b"_learned"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__learned) -> _WhichOneofReturnType__learned | None: ...
+
+Global___DeclaredSetting: _TypeAlias = DeclaredSetting  # noqa: Y015
+
+@_typing.final
+class Convention(_message.Message):
+    """A learned, declared, configured or reported convention (docs/review.md, "Review context")."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class AlternativesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    ID_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    FAMILY_FIELD_NUMBER: _builtins.int
+    SCOPE_FIELD_NUMBER: _builtins.int
+    LANGUAGE_FIELD_NUMBER: _builtins.int
+    CHOICE_FIELD_NUMBER: _builtins.int
+    SHARE_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    SUPPORT_FIELD_NUMBER: _builtins.int
+    LEVEL_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    EXAMPLES_FIELD_NUMBER: _builtins.int
+    SOURCE_FIELD_NUMBER: _builtins.int
+    ALTERNATIVES_FIELD_NUMBER: _builtins.int
+    DECLARED_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    rule: _builtins.str
+    family: _builtins.str
+    language: _builtins.str
+    choice: _builtins.str
+    share: _builtins.float
+    count: _builtins.int
+    support: _builtins.int
+    level: _builtins.str
+    """strict | loose | off"""
+    confidence: _builtins.float
+    description: _builtins.str
+    source: _builtins.str
+    """learned | declared | config | reports"""
+    @_builtins.property
+    def scope(self) -> Global___ConventionScope: ...
+    @_builtins.property
+    def examples(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def alternatives(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """other choices and how often they were seen"""
+
+    @_builtins.property
+    def declared(self) -> Global___DeclaredSetting:
+        """set when source = "declared" """
+
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        rule: _builtins.str = ...,
+        family: _builtins.str = ...,
+        scope: Global___ConventionScope | None = ...,
+        language: _builtins.str = ...,
+        choice: _builtins.str = ...,
+        share: _builtins.float = ...,
+        count: _builtins.int = ...,
+        support: _builtins.int = ...,
+        level: _builtins.str = ...,
+        confidence: _builtins.float = ...,
+        description: _builtins.str = ...,
+        examples: _abc.Iterable[_builtins.str] | None = ...,
+        source: _builtins.str = ...,
+        alternatives: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        declared: Global___DeclaredSetting | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["declared", b"declared", "scope", b"scope"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["alternatives", b"alternatives", "choice", b"choice", "confidence", b"confidence", "count", b"count", "declared", b"declared", "description", b"description", "examples", b"examples", "family", b"family", "id", b"id", "language", b"language", "level", b"level", "rule", b"rule", "scope", b"scope", "share", b"share", "source", b"source", "support", b"support"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Convention: _TypeAlias = Convention  # noqa: Y015
+
+@_typing.final
+class RuleCalibration(_message.Message):
+    """One rule's calibration by the reports of a repository."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULE_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    REPORTED_FIELD_NUMBER: _builtins.int
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    REJECTED_FIELD_NUMBER: _builtins.int
+    FALSE_POSITIVE_RATE_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FACTOR_FIELD_NUMBER: _builtins.int
+    rule: _builtins.str
+    state: _builtins.str
+    """normal | downgraded | muted"""
+    reported: _builtins.int
+    accepted: _builtins.int
+    rejected: _builtins.int
+    false_positive_rate: _builtins.float
+    confidence_factor: _builtins.float
+    def __init__(
+        self,
+        *,
+        rule: _builtins.str = ...,
+        state: _builtins.str = ...,
+        reported: _builtins.int = ...,
+        accepted: _builtins.int = ...,
+        rejected: _builtins.int = ...,
+        false_positive_rate: _builtins.float = ...,
+        confidence_factor: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "confidence_factor", b"confidence_factor", "false_positive_rate", b"false_positive_rate", "rejected", b"rejected", "reported", b"reported", "rule", b"rule", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RuleCalibration: _TypeAlias = RuleCalibration  # noqa: Y015
+
+@_typing.final
+class Calibration(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULES_FIELD_NUMBER: _builtins.int
+    SUPPRESSED_FINGERPRINTS_FIELD_NUMBER: _builtins.int
+    UNKNOWN_FINDINGS_FIELD_NUMBER: _builtins.int
+    REPORT_CONVENTIONS_FIELD_NUMBER: _builtins.int
+    suppressed_fingerprints: _builtins.int
+    @_builtins.property
+    def rules(self) -> _containers.RepeatedCompositeFieldContainer[Global___RuleCalibration]:
+        """the rules the feedback touched"""
+
+    @_builtins.property
+    def unknown_findings(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """ids or fingerprints never reported in the repository"""
+
+    @_builtins.property
+    def report_conventions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Convention]:
+        """compact: id, rule, choice, scope, count, level, description"""
+
+    def __init__(
+        self,
+        *,
+        rules: _abc.Iterable[Global___RuleCalibration] | None = ...,
+        suppressed_fingerprints: _builtins.int = ...,
+        unknown_findings: _abc.Iterable[_builtins.str] | None = ...,
+        report_conventions: _abc.Iterable[Global___Convention] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["report_conventions", b"report_conventions", "rules", b"rules", "suppressed_fingerprints", b"suppressed_fingerprints", "unknown_findings", b"unknown_findings"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Calibration: _TypeAlias = Calibration  # noqa: Y015
 
 @_typing.final
 class AuditResultsRequest(_message.Message):
@@ -536,3 +907,778 @@ class UpdatePreferencesRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___UpdatePreferencesRequest: _TypeAlias = UpdatePreferencesRequest  # noqa: Y015
+
+@_typing.final
+class LevelCounts(_message.Message):
+    """---- dashboards (docs/review.md, "Dashboard", "Audit results", "Audit preferences")
+
+    How many conventions a model holds, by level (strict | loose | off).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STRICT_FIELD_NUMBER: _builtins.int
+    LOOSE_FIELD_NUMBER: _builtins.int
+    OFF_FIELD_NUMBER: _builtins.int
+    strict: _builtins.int
+    loose: _builtins.int
+    off: _builtins.int
+    def __init__(
+        self,
+        *,
+        strict: _builtins.int = ...,
+        loose: _builtins.int = ...,
+        off: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["loose", b"loose", "off", b"off", "strict", b"strict"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LevelCounts: _TypeAlias = LevelCounts  # noqa: Y015
+
+@_typing.final
+class ConventionCounts(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class ByFamilyEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        @_builtins.property
+        def value(self) -> Global___LevelCounts: ...
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: Global___LevelCounts | None = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _typing.Literal["value", b"value"]  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    TOTAL_FIELD_NUMBER: _builtins.int
+    STRICT_FIELD_NUMBER: _builtins.int
+    LOOSE_FIELD_NUMBER: _builtins.int
+    BY_FAMILY_FIELD_NUMBER: _builtins.int
+    total: _builtins.int
+    strict: _builtins.int
+    loose: _builtins.int
+    @_builtins.property
+    def by_family(self) -> _containers.MessageMap[_builtins.str, Global___LevelCounts]: ...
+    def __init__(
+        self,
+        *,
+        total: _builtins.int = ...,
+        strict: _builtins.int = ...,
+        loose: _builtins.int = ...,
+        by_family: _abc.Mapping[_builtins.str, Global___LevelCounts] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_family", b"by_family", "loose", b"loose", "strict", b"strict", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConventionCounts: _TypeAlias = ConventionCounts  # noqa: Y015
+
+@_typing.final
+class DashboardIndex(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    STATE_FIELD_NUMBER: _builtins.int
+    HEAD_SHA_FIELD_NUMBER: _builtins.int
+    FILES_DONE_FIELD_NUMBER: _builtins.int
+    FILES_TOTAL_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    FINISHED_AT_FIELD_NUMBER: _builtins.int
+    state: _builtins.str
+    """"" when the indexer could not be asked"""
+    head_sha: _builtins.str
+    files_done: _builtins.int
+    files_total: _builtins.int
+    error: _builtins.str
+    @_builtins.property
+    def finished_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        state: _builtins.str = ...,
+        head_sha: _builtins.str = ...,
+        files_done: _builtins.int = ...,
+        files_total: _builtins.int = ...,
+        error: _builtins.str | None = ...,
+        finished_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_error", b"_error", "error", b"error", "finished_at", b"finished_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_error", b"_error", "error", b"error", "files_done", b"files_done", "files_total", b"files_total", "finished_at", b"finished_at", "head_sha", b"head_sha", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__error: _TypeAlias = _typing.Literal["error"]  # noqa: Y015
+    _WhichOneofArgType__error: _TypeAlias = _typing.Literal["_error", b"_error"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__error) -> _WhichOneofReturnType__error | None: ...
+
+Global___DashboardIndex: _TypeAlias = DashboardIndex  # noqa: Y015
+
+@_typing.final
+class DashboardModel(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMIT_FIELD_NUMBER: _builtins.int
+    LEARNED_AT_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    CONVENTIONS_FIELD_NUMBER: _builtins.int
+    commit: _builtins.str
+    files: _builtins.int
+    @_builtins.property
+    def learned_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def conventions(self) -> Global___ConventionCounts: ...
+    def __init__(
+        self,
+        *,
+        commit: _builtins.str = ...,
+        learned_at: _timestamp_pb2.Timestamp | None = ...,
+        files: _builtins.int = ...,
+        conventions: Global___ConventionCounts | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["conventions", b"conventions", "learned_at", b"learned_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "conventions", b"conventions", "files", b"files", "learned_at", b"learned_at"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DashboardModel: _TypeAlias = DashboardModel  # noqa: Y015
+
+@_typing.final
+class AuditCounts(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class ByKindEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    TOTAL_FIELD_NUMBER: _builtins.int
+    BY_KIND_FIELD_NUMBER: _builtins.int
+    LAST_AT_FIELD_NUMBER: _builtins.int
+    total: _builtins.int
+    @_builtins.property
+    def by_kind(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """file | pull_request | changeset"""
+
+    @_builtins.property
+    def last_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        total: _builtins.int = ...,
+        by_kind: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        last_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["last_at", b"last_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_kind", b"by_kind", "last_at", b"last_at", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AuditCounts: _TypeAlias = AuditCounts  # noqa: Y015
+
+@_typing.final
+class RuleCount(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULE_FIELD_NUMBER: _builtins.int
+    COUNT_FIELD_NUMBER: _builtins.int
+    rule: _builtins.str
+    count: _builtins.int
+    def __init__(
+        self,
+        *,
+        rule: _builtins.str = ...,
+        count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["count", b"count", "rule", b"rule"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RuleCount: _TypeAlias = RuleCount  # noqa: Y015
+
+@_typing.final
+class DayCounts(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class BySeverityEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    @_typing.final
+    class ByRuleEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    DATE_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    BY_SEVERITY_FIELD_NUMBER: _builtins.int
+    BY_RULE_FIELD_NUMBER: _builtins.int
+    date: _builtins.str
+    """YYYY-MM-DD (UTC)"""
+    total: _builtins.int
+    @_builtins.property
+    def by_severity(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def by_rule(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        date: _builtins.str = ...,
+        total: _builtins.int = ...,
+        by_severity: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        by_rule: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_rule", b"by_rule", "by_severity", b"by_severity", "date", b"date", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DayCounts: _TypeAlias = DayCounts  # noqa: Y015
+
+@_typing.final
+class FindingCounts(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class BySeverityEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    TOTAL_FIELD_NUMBER: _builtins.int
+    BY_SEVERITY_FIELD_NUMBER: _builtins.int
+    BY_RULE_FIELD_NUMBER: _builtins.int
+    OVER_TIME_FIELD_NUMBER: _builtins.int
+    total: _builtins.int
+    @_builtins.property
+    def by_severity(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def by_rule(self) -> _containers.RepeatedCompositeFieldContainer[Global___RuleCount]:
+        """most frequent first"""
+
+    @_builtins.property
+    def over_time(self) -> _containers.RepeatedCompositeFieldContainer[Global___DayCounts]:
+        """oldest first"""
+
+    def __init__(
+        self,
+        *,
+        total: _builtins.int = ...,
+        by_severity: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        by_rule: _abc.Iterable[Global___RuleCount] | None = ...,
+        over_time: _abc.Iterable[Global___DayCounts] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["by_rule", b"by_rule", "by_severity", b"by_severity", "over_time", b"over_time", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FindingCounts: _TypeAlias = FindingCounts  # noqa: Y015
+
+@_typing.final
+class RuleAcceptance(_message.Message):
+    """A rule's verdicts in one repository and what they did to it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULE_FIELD_NUMBER: _builtins.int
+    STATE_FIELD_NUMBER: _builtins.int
+    REPORTED_FIELD_NUMBER: _builtins.int
+    ACCEPTED_FIELD_NUMBER: _builtins.int
+    FIXED_FIELD_NUMBER: _builtins.int
+    DISMISSED_FIELD_NUMBER: _builtins.int
+    FALSE_POSITIVE_FIELD_NUMBER: _builtins.int
+    FALSE_POSITIVE_RATE_FIELD_NUMBER: _builtins.int
+    ACCEPTANCE_RATE_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FACTOR_FIELD_NUMBER: _builtins.int
+    rule: _builtins.str
+    state: _builtins.str
+    """normal | downgraded | muted"""
+    reported: _builtins.int
+    accepted: _builtins.int
+    fixed: _builtins.int
+    dismissed: _builtins.int
+    false_positive: _builtins.int
+    false_positive_rate: _builtins.float
+    acceptance_rate: _builtins.float
+    """unset before any verdict"""
+    confidence_factor: _builtins.float
+    def __init__(
+        self,
+        *,
+        rule: _builtins.str = ...,
+        state: _builtins.str = ...,
+        reported: _builtins.int = ...,
+        accepted: _builtins.int = ...,
+        fixed: _builtins.int = ...,
+        dismissed: _builtins.int = ...,
+        false_positive: _builtins.int = ...,
+        false_positive_rate: _builtins.float = ...,
+        acceptance_rate: _builtins.float | None = ...,
+        confidence_factor: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_acceptance_rate", b"_acceptance_rate", "acceptance_rate", b"acceptance_rate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_acceptance_rate", b"_acceptance_rate", "acceptance_rate", b"acceptance_rate", "accepted", b"accepted", "confidence_factor", b"confidence_factor", "dismissed", b"dismissed", "false_positive", b"false_positive", "false_positive_rate", b"false_positive_rate", "fixed", b"fixed", "reported", b"reported", "rule", b"rule", "state", b"state"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__acceptance_rate: _TypeAlias = _typing.Literal["acceptance_rate"]  # noqa: Y015
+    _WhichOneofArgType__acceptance_rate: _TypeAlias = _typing.Literal["_acceptance_rate", b"_acceptance_rate"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__acceptance_rate) -> _WhichOneofReturnType__acceptance_rate | None: ...
+
+Global___RuleAcceptance: _TypeAlias = RuleAcceptance  # noqa: Y015
+
+@_typing.final
+class Dashboard(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    INDEX_FIELD_NUMBER: _builtins.int
+    MODEL_FIELD_NUMBER: _builtins.int
+    WINDOW_DAYS_FIELD_NUMBER: _builtins.int
+    AUDITS_FIELD_NUMBER: _builtins.int
+    FINDINGS_FIELD_NUMBER: _builtins.int
+    ACCEPTANCE_FIELD_NUMBER: _builtins.int
+    FALSE_POSITIVE_RATE_FIELD_NUMBER: _builtins.int
+    STRONGEST_CONVENTIONS_FIELD_NUMBER: _builtins.int
+    WEAKEST_CONVENTIONS_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    window_days: _builtins.int
+    false_positive_rate: _builtins.float
+    """unset before any verdict"""
+    @_builtins.property
+    def index(self) -> Global___DashboardIndex: ...
+    @_builtins.property
+    def model(self) -> Global___DashboardModel: ...
+    @_builtins.property
+    def audits(self) -> Global___AuditCounts: ...
+    @_builtins.property
+    def findings(self) -> Global___FindingCounts: ...
+    @_builtins.property
+    def acceptance(self) -> _containers.RepeatedCompositeFieldContainer[Global___RuleAcceptance]: ...
+    @_builtins.property
+    def strongest_conventions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Convention]: ...
+    @_builtins.property
+    def weakest_conventions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Convention]: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        index: Global___DashboardIndex | None = ...,
+        model: Global___DashboardModel | None = ...,
+        window_days: _builtins.int = ...,
+        audits: Global___AuditCounts | None = ...,
+        findings: Global___FindingCounts | None = ...,
+        acceptance: _abc.Iterable[Global___RuleAcceptance] | None = ...,
+        false_positive_rate: _builtins.float | None = ...,
+        strongest_conventions: _abc.Iterable[Global___Convention] | None = ...,
+        weakest_conventions: _abc.Iterable[Global___Convention] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_false_positive_rate", b"_false_positive_rate", "audits", b"audits", "false_positive_rate", b"false_positive_rate", "findings", b"findings", "index", b"index", "model", b"model"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_false_positive_rate", b"_false_positive_rate", "acceptance", b"acceptance", "audits", b"audits", "false_positive_rate", b"false_positive_rate", "findings", b"findings", "index", b"index", "model", b"model", "repository_id", b"repository_id", "strongest_conventions", b"strongest_conventions", "weakest_conventions", b"weakest_conventions", "window_days", b"window_days"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__false_positive_rate: _TypeAlias = _typing.Literal["false_positive_rate"]  # noqa: Y015
+    _WhichOneofArgType__false_positive_rate: _TypeAlias = _typing.Literal["_false_positive_rate", b"_false_positive_rate"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__false_positive_rate) -> _WhichOneofReturnType__false_positive_rate | None: ...
+
+Global___Dashboard: _TypeAlias = Dashboard  # noqa: Y015
+
+@_typing.final
+class AuditSummary(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class BySeverityEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    ID_FIELD_NUMBER: _builtins.int
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    PR_NUMBER_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    FINDINGS_FIELD_NUMBER: _builtins.int
+    BY_SEVERITY_FIELD_NUMBER: _builtins.int
+    DURATION_MS_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    repository_id: _builtins.str
+    kind: _builtins.str
+    """file | pull_request | changeset"""
+    commit: _builtins.str
+    pr_number: _builtins.int
+    """set for a pull request's audit"""
+    files: _builtins.int
+    findings: _builtins.int
+    duration_ms: _builtins.float
+    user_id: _builtins.str
+    @_builtins.property
+    def by_severity(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        repository_id: _builtins.str = ...,
+        kind: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        pr_number: _builtins.int | None = ...,
+        files: _builtins.int = ...,
+        findings: _builtins.int = ...,
+        by_severity: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        duration_ms: _builtins.float = ...,
+        user_id: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_pr_number", b"_pr_number", "created_at", b"created_at", "pr_number", b"pr_number"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_pr_number", b"_pr_number", "by_severity", b"by_severity", "commit", b"commit", "created_at", b"created_at", "duration_ms", b"duration_ms", "files", b"files", "findings", b"findings", "id", b"id", "kind", b"kind", "pr_number", b"pr_number", "repository_id", b"repository_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__pr_number: _TypeAlias = _typing.Literal["pr_number"]  # noqa: Y015
+    _WhichOneofArgType__pr_number: _TypeAlias = _typing.Literal["_pr_number", b"_pr_number"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__pr_number) -> _WhichOneofReturnType__pr_number | None: ...
+
+Global___AuditSummary: _TypeAlias = AuditSummary  # noqa: Y015
+
+@_typing.final
+class FleetConvention(_message.Message):
+    """How the repositories of a fleet keep one rule: counts are of repositories."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class ChoicesEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    RULE_FIELD_NUMBER: _builtins.int
+    FAMILY_FIELD_NUMBER: _builtins.int
+    LANGUAGE_FIELD_NUMBER: _builtins.int
+    REPOSITORIES_FIELD_NUMBER: _builtins.int
+    MAJORITY_FIELD_NUMBER: _builtins.int
+    AGREEMENT_FIELD_NUMBER: _builtins.int
+    CHOICES_FIELD_NUMBER: _builtins.int
+    rule: _builtins.str
+    family: _builtins.str
+    language: _builtins.str
+    repositories: _builtins.int
+    majority: _builtins.str
+    agreement: _builtins.float
+    @_builtins.property
+    def choices(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    def __init__(
+        self,
+        *,
+        rule: _builtins.str = ...,
+        family: _builtins.str = ...,
+        language: _builtins.str = ...,
+        repositories: _builtins.int = ...,
+        majority: _builtins.str = ...,
+        agreement: _builtins.float = ...,
+        choices: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["agreement", b"agreement", "choices", b"choices", "family", b"family", "language", b"language", "majority", b"majority", "repositories", b"repositories", "rule", b"rule"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FleetConvention: _TypeAlias = FleetConvention  # noqa: Y015
+
+@_typing.final
+class FleetRepository(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    FULL_NAME_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    LEARNED_AT_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    CONVENTIONS_FIELD_NUMBER: _builtins.int
+    ENFORCED_FIELD_NUMBER: _builtins.int
+    AUDITS_FIELD_NUMBER: _builtins.int
+    FINDINGS_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    full_name: _builtins.str
+    commit: _builtins.str
+    files: _builtins.int
+    conventions: _builtins.int
+    enforced: _builtins.int
+    audits: _builtins.int
+    findings: _builtins.int
+    @_builtins.property
+    def learned_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        full_name: _builtins.str | None = ...,
+        commit: _builtins.str = ...,
+        learned_at: _timestamp_pb2.Timestamp | None = ...,
+        files: _builtins.int = ...,
+        conventions: _builtins.int = ...,
+        enforced: _builtins.int = ...,
+        audits: _builtins.int = ...,
+        findings: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_full_name", b"_full_name", "full_name", b"full_name", "learned_at", b"learned_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_full_name", b"_full_name", "audits", b"audits", "commit", b"commit", "conventions", b"conventions", "enforced", b"enforced", "files", b"files", "findings", b"findings", "full_name", b"full_name", "learned_at", b"learned_at", "repository_id", b"repository_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__full_name: _TypeAlias = _typing.Literal["full_name"]  # noqa: Y015
+    _WhichOneofArgType__full_name: _TypeAlias = _typing.Literal["_full_name", b"_full_name"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__full_name) -> _WhichOneofReturnType__full_name | None: ...
+
+Global___FleetRepository: _TypeAlias = FleetRepository  # noqa: Y015
+
+@_typing.final
+class Fleet(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    @_typing.final
+    class FindingsBySeverityEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+    REPOSITORIES_FIELD_NUMBER: _builtins.int
+    LEARNED_FIELD_NUMBER: _builtins.int
+    WINDOW_DAYS_FIELD_NUMBER: _builtins.int
+    AUDITS_FIELD_NUMBER: _builtins.int
+    FINDINGS_BY_SEVERITY_FIELD_NUMBER: _builtins.int
+    FALSE_POSITIVE_RATE_FIELD_NUMBER: _builtins.int
+    CONVENTIONS_FIELD_NUMBER: _builtins.int
+    BY_REPOSITORY_FIELD_NUMBER: _builtins.int
+    repositories: _builtins.int
+    learned: _builtins.int
+    window_days: _builtins.int
+    audits: _builtins.int
+    false_positive_rate: _builtins.float
+    @_builtins.property
+    def findings_by_severity(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]: ...
+    @_builtins.property
+    def conventions(self) -> _containers.RepeatedCompositeFieldContainer[Global___FleetConvention]: ...
+    @_builtins.property
+    def by_repository(self) -> _containers.RepeatedCompositeFieldContainer[Global___FleetRepository]: ...
+    def __init__(
+        self,
+        *,
+        repositories: _builtins.int = ...,
+        learned: _builtins.int = ...,
+        window_days: _builtins.int = ...,
+        audits: _builtins.int = ...,
+        findings_by_severity: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
+        false_positive_rate: _builtins.float | None = ...,
+        conventions: _abc.Iterable[Global___FleetConvention] | None = ...,
+        by_repository: _abc.Iterable[Global___FleetRepository] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_false_positive_rate", b"_false_positive_rate", "false_positive_rate", b"false_positive_rate"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_false_positive_rate", b"_false_positive_rate", "audits", b"audits", "by_repository", b"by_repository", "conventions", b"conventions", "false_positive_rate", b"false_positive_rate", "findings_by_severity", b"findings_by_severity", "learned", b"learned", "repositories", b"repositories", "window_days", b"window_days"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__false_positive_rate: _TypeAlias = _typing.Literal["false_positive_rate"]  # noqa: Y015
+    _WhichOneofArgType__false_positive_rate: _TypeAlias = _typing.Literal["_false_positive_rate", b"_false_positive_rate"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__false_positive_rate) -> _WhichOneofReturnType__false_positive_rate | None: ...
+
+Global___Fleet: _TypeAlias = Fleet  # noqa: Y015
+
+@_typing.final
+class AuditResults(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    AUDITS_FIELD_NUMBER: _builtins.int
+    FLEET_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def audits(self) -> _containers.RepeatedCompositeFieldContainer[Global___AuditSummary]:
+        """newest first"""
+
+    @_builtins.property
+    def fleet(self) -> Global___Fleet: ...
+    def __init__(
+        self,
+        *,
+        audits: _abc.Iterable[Global___AuditSummary] | None = ...,
+        fleet: Global___Fleet | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["fleet", b"fleet"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["audits", b"audits", "fleet", b"fleet"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AuditResults: _TypeAlias = AuditResults  # noqa: Y015
+
+@_typing.final
+class AuditPreferences(_message.Message):
+    """The audit preferences of a user or an organization, defaults filled in."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OWNER_FIELD_NUMBER: _builtins.int
+    ENABLED_FAMILIES_FIELD_NUMBER: _builtins.int
+    MIN_SEVERITY_FIELD_NUMBER: _builtins.int
+    MIN_CONFIDENCE_FIELD_NUMBER: _builtins.int
+    IGNORED_PATHS_FIELD_NUMBER: _builtins.int
+    DISABLED_RULES_FIELD_NUMBER: _builtins.int
+    UPDATED_AT_FIELD_NUMBER: _builtins.int
+    UPDATED_BY_FIELD_NUMBER: _builtins.int
+    owner: _builtins.str
+    """user:<id> | org:<id>"""
+    min_severity: _builtins.str
+    """info | warning | error"""
+    min_confidence: _builtins.float
+    updated_by: _builtins.str
+    @_builtins.property
+    def enabled_families(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def ignored_paths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def disabled_rules(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    @_builtins.property
+    def updated_at(self) -> _timestamp_pb2.Timestamp:
+        """unset while the defaults apply"""
+
+    def __init__(
+        self,
+        *,
+        owner: _builtins.str = ...,
+        enabled_families: _abc.Iterable[_builtins.str] | None = ...,
+        min_severity: _builtins.str = ...,
+        min_confidence: _builtins.float = ...,
+        ignored_paths: _abc.Iterable[_builtins.str] | None = ...,
+        disabled_rules: _abc.Iterable[_builtins.str] | None = ...,
+        updated_at: _timestamp_pb2.Timestamp | None = ...,
+        updated_by: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["updated_at", b"updated_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["disabled_rules", b"disabled_rules", "enabled_families", b"enabled_families", "ignored_paths", b"ignored_paths", "min_confidence", b"min_confidence", "min_severity", b"min_severity", "owner", b"owner", "updated_at", b"updated_at", "updated_by", b"updated_by"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AuditPreferences: _TypeAlias = AuditPreferences  # noqa: Y015

@@ -73,22 +73,22 @@ class AnalyzerServiceStub:
         self.GetDashboard = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/GetDashboard',
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.Dashboard.FromString,
                 _registered_method=True)
         self.GetAuditResults = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/GetAuditResults',
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditResultsRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditResults.FromString,
                 _registered_method=True)
         self.GetAuditPreferences = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/GetAuditPreferences',
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.PreferencesRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditPreferences.FromString,
                 _registered_method=True)
         self.UpdateAuditPreferences = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/UpdateAuditPreferences',
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.UpdatePreferencesRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditPreferences.FromString,
                 _registered_method=True)
 
 
@@ -203,22 +203,22 @@ def add_AnalyzerServiceServicer_to_server(servicer, server):
             'GetDashboard': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDashboard,
                     request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.Dashboard.SerializeToString,
             ),
             'GetAuditResults': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAuditResults,
                     request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditResultsRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditResults.SerializeToString,
             ),
             'GetAuditPreferences': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAuditPreferences,
                     request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.PreferencesRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditPreferences.SerializeToString,
             ),
             'UpdateAuditPreferences': grpc.unary_unary_rpc_method_handler(
                     servicer.UpdateAuditPreferences,
                     request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.UpdatePreferencesRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditPreferences.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -436,7 +436,7 @@ class AnalyzerService:
             target,
             '/services.contracts.v1.AnalyzerService/GetDashboard',
             services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.Dashboard.FromString,
             options,
             channel_credentials,
             insecure,
@@ -463,7 +463,7 @@ class AnalyzerService:
             target,
             '/services.contracts.v1.AnalyzerService/GetAuditResults',
             services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditResultsRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditResults.FromString,
             options,
             channel_credentials,
             insecure,
@@ -490,7 +490,7 @@ class AnalyzerService:
             target,
             '/services.contracts.v1.AnalyzerService/GetAuditPreferences',
             services_dot_contracts_dot_v1_dot_analyzer__pb2.PreferencesRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditPreferences.FromString,
             options,
             channel_credentials,
             insecure,
@@ -517,7 +517,7 @@ class AnalyzerService:
             target,
             '/services.contracts.v1.AnalyzerService/UpdateAuditPreferences',
             services_dot_contracts_dot_v1_dot_analyzer__pb2.UpdatePreferencesRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.AuditPreferences.FromString,
             options,
             channel_credentials,
             insecure,

@@ -42,10 +42,10 @@ class AnalyzerServiceStub:
     GetModelStatus: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.ModelStatus]
     """The commit whose model analyses use; never learns (index/status shows it beside the head)."""
     ReportFindings: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReportFindingsRequest, _analyzer_pb2.ReportFindingsResponse]
-    GetDashboard: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]
-    GetAuditResults: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.AuditResultsRequest, _common_pb2.JsonDocument]
-    GetAuditPreferences: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.PreferencesRequest, _common_pb2.JsonDocument]
-    UpdateAuditPreferences: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.UpdatePreferencesRequest, _common_pb2.JsonDocument]
+    GetDashboard: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.Dashboard]
+    GetAuditResults: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.AuditResultsRequest, _analyzer_pb2.AuditResults]
+    GetAuditPreferences: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.PreferencesRequest, _analyzer_pb2.AuditPreferences]
+    UpdateAuditPreferences: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.UpdatePreferencesRequest, _analyzer_pb2.AuditPreferences]
 
 @_typing.type_check_only
 class AnalyzerServiceAsyncStub(AnalyzerServiceStub):
@@ -58,10 +58,10 @@ class AnalyzerServiceAsyncStub(AnalyzerServiceStub):
     GetModelStatus: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.ModelStatus]  # type: ignore[assignment]
     """The commit whose model analyses use; never learns (index/status shows it beside the head)."""
     ReportFindings: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReportFindingsRequest, _analyzer_pb2.ReportFindingsResponse]  # type: ignore[assignment]
-    GetDashboard: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    GetAuditResults: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.AuditResultsRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    GetAuditPreferences: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.PreferencesRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    UpdateAuditPreferences: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.UpdatePreferencesRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
+    GetDashboard: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.Dashboard]  # type: ignore[assignment]
+    GetAuditResults: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.AuditResultsRequest, _analyzer_pb2.AuditResults]  # type: ignore[assignment]
+    GetAuditPreferences: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.PreferencesRequest, _analyzer_pb2.AuditPreferences]  # type: ignore[assignment]
+    UpdateAuditPreferences: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.UpdatePreferencesRequest, _analyzer_pb2.AuditPreferences]  # type: ignore[assignment]
 
 class AnalyzerServiceServicer(metaclass=_abc_1.ABCMeta):
     @_abc_1.abstractmethod
@@ -119,27 +119,27 @@ class AnalyzerServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _analyzer_pb2.RepoRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_analyzer_pb2.Dashboard, _abc.Awaitable[_analyzer_pb2.Dashboard]]: ...
 
     @_abc_1.abstractmethod
     def GetAuditResults(
         self,
         request: _analyzer_pb2.AuditResultsRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_analyzer_pb2.AuditResults, _abc.Awaitable[_analyzer_pb2.AuditResults]]: ...
 
     @_abc_1.abstractmethod
     def GetAuditPreferences(
         self,
         request: _analyzer_pb2.PreferencesRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_analyzer_pb2.AuditPreferences, _abc.Awaitable[_analyzer_pb2.AuditPreferences]]: ...
 
     @_abc_1.abstractmethod
     def UpdateAuditPreferences(
         self,
         request: _analyzer_pb2.UpdatePreferencesRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_analyzer_pb2.AuditPreferences, _abc.Awaitable[_analyzer_pb2.AuditPreferences]]: ...
 
 def add_AnalyzerServiceServicer_to_server(servicer: AnalyzerServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

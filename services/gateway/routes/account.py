@@ -7,6 +7,7 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Body, Query, Request, Response
 
+from services.api.analysis import AuditPreferences, AuditResults
 from services.api.schemas import (
     Checkout,
     CheckoutStarted,
@@ -19,7 +20,7 @@ from services.api.schemas import (
     TokenList,
 )
 from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
-from services.gateway import params
+from services.gateway import analyzer_bodies, params
 from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user
@@ -128,24 +129,28 @@ def _prefs_owner(principal: Any, org_id: str) -> str:
     return f"org:{org_id}" if org_id else owner_of_user(principal.user_id)
 
 
-@router.get("/audit-preferences", summary="Read audit preferences")
-async def get_preferences(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
+@router.get("/audit-preferences", response_model=AuditPreferences, summary="Read audit preferences")
+async def get_preferences(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> AuditPreferences:
     request = analyzer_pb2.PreferencesRequest(owner=_prefs_owner(principal, org_id))
-    return from_document(await call(clients.analyzer.GetAuditPreferences, request, principal=principal))
+    reply = await call(clients.analyzer.GetAuditPreferences, request, principal=principal)
+    return analyzer_bodies.body(AuditPreferences, reply)
 
 
-@router.patch("/audit-preferences", summary="Update audit preferences (JSON merge patch)")
+@router.patch(
+    "/audit-preferences", response_model=AuditPreferences, summary="Update audit preferences (JSON merge patch)"
+)
 async def patch_preferences(
     principal: PrincipalDep,
     clients: ClientsDep,
     patch: dict[str, Any] = Body(..., examples=[{"min_severity": "warning", "ignored_paths": ["vendor/**"]}]),
     org_id: str = OrgQuery,
-) -> Any:
+) -> AuditPreferences:
     request = analyzer_pb2.UpdatePreferencesRequest(owner=_prefs_owner(principal, org_id), patch=orjson.dumps(patch))
-    return from_document(await call(clients.analyzer.UpdateAuditPreferences, request, principal=principal))
+    reply = await call(clients.analyzer.UpdateAuditPreferences, request, principal=principal)
+    return analyzer_bodies.body(AuditPreferences, reply)
 
 
-async def _audit_results(principal: Any, clients: ClientsDep, limit: int) -> Any:
+async def _audit_results(principal: Any, clients: ClientsDep, limit: int) -> AuditResults:
     repo_ids: list[str] = []
     cursor = ""
     while True:
@@ -159,16 +164,22 @@ async def _audit_results(principal: Any, clients: ClientsDep, limit: int) -> Any
         if not cursor:
             break
     request = analyzer_pb2.AuditResultsRequest(repository_ids=repo_ids, limit=limit)
-    return from_document(await call(clients.analyzer.GetAuditResults, request, principal=principal))
+    reply = await call(clients.analyzer.GetAuditResults, request, principal=principal)
+    return analyzer_bodies.body(AuditResults, reply)
 
 
-@audit_router.get("/audit-results", summary="Recent audits plus a fleet-wide convention summary")
-async def audit_results(principal: PrincipalDep, clients: ClientsDep, limit: int = params.limit(50, 500)) -> Any:
+@audit_router.get(
+    "/audit-results", response_model=AuditResults, summary="Recent audits plus a fleet-wide convention summary"
+)
+async def audit_results(
+    principal: PrincipalDep, clients: ClientsDep, limit: int = params.limit(50, 500)
+) -> AuditResults:
     return await _audit_results(principal, clients, limit)
 
 
 @router.get(
     "/audit-results",
+    response_model=AuditResults,
     deprecated=True,
     summary="Deprecated alias of GET /v1/audit-results (removed in /v2)",
 )
@@ -178,7 +189,7 @@ async def audit_results_alias(
     principal: PrincipalDep,
     clients: ClientsDep,
     limit: int = params.limit(50, 500),
-) -> Any:
+) -> AuditResults:
     response.headers["Deprecation"] = "true"
     response.headers["Sunset"] = request.app.state.settings.audit_alias_sunset
     response.headers["Link"] = '</v1/audit-results>; rel="successor-version"'

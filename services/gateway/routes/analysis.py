@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
 from fastapi import APIRouter
 
+from services.api import analysis as a
 from services.api.schemas import AnalyzeFile, AnalyzePr, ReportFindings, ReviewChangeset, ReviewContext
 from services.contracts.v1 import analyzer_pb2
-from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
+from services.gateway import analyzer_bodies
+from services.gateway.deps import ClientsDep, PrincipalDep, from_document
 from services.gateway.errors import OrjsonResponse
 from services.gateway.routes.repositories import repo_ref
 from services.kit.grpc_client import call
@@ -17,19 +18,22 @@ from services.kit.grpc_client import call
 router = APIRouter(prefix="/repositories", tags=["analysis"])
 
 
+# An analysis answers an AnalysisResult, or a SARIF 2.1.0 log with "format": "sarif".
+AnalysisAnswer = a.AnalysisResult | a.SarifLog
+
+
 def render(result: analyzer_pb2.AnalysisResult, fmt: str) -> OrjsonResponse:
     """The result as a response, so FastAPI does not walk the body again (jsonable_encoder)."""
     if fmt == "sarif":
-        return OrjsonResponse(from_document(result.sarif))
-    body = to_dict(result)
-    body.pop("sarif", None)
-    # MessageToDict renders bytes as base64: read the evidence JSON from the message itself.
-    for finding, message in zip(body["findings"], result.findings, strict=True):
-        finding["evidence"] = orjson.loads(message.evidence.json) if message.evidence.json else {}
-    return OrjsonResponse(body)
+        return OrjsonResponse(analyzer_bodies.sarif(result.sarif))
+    return OrjsonResponse(analyzer_bodies.analysis(result).model_dump(mode="json"))
 
 
-@router.post("/{repo_id}/analyze", summary="Analyze one file (indexed snapshot or unsaved content)")
+@router.post(
+    "/{repo_id}/analyze",
+    response_model=AnalysisAnswer,
+    summary="Analyze one file (indexed snapshot or unsaved content)",
+)
 async def analyze(repo_id: str, body: AnalyzeFile, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = analyzer_pb2.AnalyzeFileRequest(
         repo=repo_ref(repo_id),
@@ -41,7 +45,11 @@ async def analyze(repo_id: str, body: AnalyzeFile, principal: PrincipalDep, clie
     return render(await call(clients.analyzer.AnalyzeFile, request, principal=principal, timeout=30), body.format)
 
 
-@router.post("/{repo_id}/analyze_pr", summary="Analyze a pull request (commits, or changed files with patches)")
+@router.post(
+    "/{repo_id}/analyze_pr",
+    response_model=AnalysisAnswer,
+    summary="Analyze a pull request (commits, or changed files with patches)",
+)
 async def analyze_pr(repo_id: str, body: AnalyzePr, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = analyzer_pb2.AnalyzePullRequestRequest(
         repo=repo_ref(repo_id),
@@ -58,7 +66,11 @@ async def analyze_pr(repo_id: str, body: AnalyzePr, principal: PrincipalDep, cli
     return render(result, body.format)
 
 
-@router.post("/{repo_id}/review_changeset", summary="Review a local changeset (file paths, a staged diff, or staged)")
+@router.post(
+    "/{repo_id}/review_changeset",
+    response_model=AnalysisAnswer,
+    summary="Review a local changeset (file paths, a staged diff, or staged)",
+)
 async def review_changeset(repo_id: str, body: ReviewChangeset, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = analyzer_pb2.ReviewChangesetRequest(
         repo=repo_ref(repo_id),
@@ -77,10 +89,12 @@ async def review_context(repo_id: str, body: ReviewContext, principal: Principal
     return from_document(await call(clients.analyzer.GetReviewContext, request, principal=principal))
 
 
-@router.post("/{repo_id}/report_findings", summary="Feedback on findings and findings from other reviewers")
-async def report_findings(
-    repo_id: str, body: ReportFindings, principal: PrincipalDep, clients: ClientsDep
-) -> dict[str, Any]:
+@router.post(
+    "/{repo_id}/report_findings",
+    response_model=a.ReportResult,
+    summary="Feedback on findings and findings from other reviewers",
+)
+async def report_findings(repo_id: str, body: ReportFindings, principal: PrincipalDep, clients: ClientsDep) -> Any:
     request = analyzer_pb2.ReportFindingsRequest(
         repo=repo_ref(repo_id),
         feedback=[analyzer_pb2.FeedbackItem(**f.model_dump(exclude_none=True)) for f in body.feedback],
@@ -90,17 +104,17 @@ async def report_findings(
         ],
     )
     response = await call(clients.analyzer.ReportFindings, request, principal=principal)
-    return {
-        "accepted": response.accepted,
-        "external": response.external,
-        "calibration": from_document(response.calibration),
-    }
+    return OrjsonResponse(analyzer_bodies.body(a.ReportResult, response).model_dump(mode="json"))
 
 
-@router.get("/{repo_id}/dashboard", summary="Index state, findings over time, acceptance rates, conventions")
-async def dashboard(repo_id: str, principal: PrincipalDep, clients: ClientsDep) -> Any:
+@router.get(
+    "/{repo_id}/dashboard",
+    response_model=a.Dashboard,
+    summary="Index state, findings over time, acceptance rates, conventions",
+)
+async def dashboard(repo_id: str, principal: PrincipalDep, clients: ClientsDep) -> a.Dashboard:
     request = analyzer_pb2.RepoRequest(repo=repo_ref(repo_id))
-    return from_document(await call(clients.analyzer.GetDashboard, request, principal=principal))
+    return analyzer_bodies.body(a.Dashboard, await call(clients.analyzer.GetDashboard, request, principal=principal))
 
 
 @router.get("/{repo_id}/global_context", summary="Repository-wide summary: languages, domains, conventions, hot spots")
