@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 import grpc
-import orjson
+from google.protobuf.message import Message
 
+from services.api.types import rfc3339
 from services.contracts.v1 import indexer_pb2, indexer_pb2_grpc
 from services.kit.grpc_client import call, error_from_rpc, make_channel, stream
+from services.kit.messages import as_datetime, plain
 from services.source.facts import FileFacts, decode
 
 CoChangePair = tuple[str, str, int, float]
@@ -63,10 +65,18 @@ class IndexerClient:
         reply = await call(self.stub.GetCoChanges, indexer_pb2.GetRepositoryRequest(repo=repo_id), timeout=30.0)
         return [(p.path, p.other, p.support, p.confidence) for p in reply.pairs]
 
-    async def document(self, method: str, repo_id: str, path: str = "", limit: int = 0) -> Any:
-        """A JSON read document (``GetDomains``, ``GetSegments``, ``GetHistory``)."""
+    async def document(self, method: str, repo_id: str, path: str = "", limit: int = 0) -> dict[str, Any]:
+        """A read (``GetDomains``, ``GetSegments``, ``GetHistory``) as the REST endpoint's body: plain
+        values, times as RFC 3339 strings, the history's view (repository or one file) inlined."""
         request = indexer_pb2.ReadRequest(repo=repo_id, path=path)
         if limit:
             request.page.limit = limit
         reply = await call(getattr(self.stub, method), request, timeout=self.deadline)
-        return orjson.loads(reply.json) if reply.json else {}
+        return read_document(reply)
+
+
+def read_document(reply: Message) -> dict[str, Any]:
+    document = plain(reply, timestamp=lambda t: rfc3339(as_datetime(t)))
+    for view in ("repository", "single_file"):  # History's oneof
+        document.update(document.pop(view, None) or {})
+    return document

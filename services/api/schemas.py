@@ -1,4 +1,4 @@
-"""Request bodies of the /v1 routes and the account, team and auth responses (see responses.py for the rest)."""
+"""Request bodies of the /v1 routes and the auth responses (responses: repositories.py, account.py, responses.py)."""
 
 from __future__ import annotations
 
@@ -144,25 +144,7 @@ class SwitchPlan(OrgScoped):
     plan: str = Field(..., min_length=1, max_length=40)
 
 
-# --- responses of the account, team and auth routes ---------------------------------------------
-
-
-class TokenInfo(BaseModel):
-    id: str
-    name: str
-    prefix: str = Field(description="The token's first characters, for recognition")
-    created_at: int
-    expires_at: int = Field(description="Unix seconds; 0 = never")
-    last_used_at: int = Field(description="Unix seconds, updated at most once a minute; 0 = never used")
-
-
-class TokenList(BaseModel):
-    tokens: list[TokenInfo]
-
-
-class CreatedToken(BaseModel):
-    token: TokenInfo
-    secret: str = Field(description="The token itself (crp_...), shown only in this response")
+# --- responses of the auth routes ---------------------------------------------
 
 
 class MembershipInfo(BaseModel):
@@ -200,70 +182,6 @@ class SignedIn(BaseModel):
     token_type: str = "bearer"
     expires_at: int
     principal: PrincipalInfo
-
-
-class MemberInfo(BaseModel):
-    id: str = Field(description="Membership id (the :id of the member routes)")
-    user_id: str
-    login: str
-    email: str
-    role: Role
-    status: Literal["active", "invited"]
-    joined_at: int
-
-
-class MemberList(BaseModel):
-    members: list[MemberInfo]
-    seats: int
-
-
-class MemberResult(BaseModel):
-    member: MemberInfo
-
-
-class InvitationInfo(BaseModel):
-    org_id: str
-    org_name: str
-    role: Role
-    status: Literal["invited", "active"]
-    invited_at: int
-
-
-class InvitationList(BaseModel):
-    invitations: list[InvitationInfo]
-
-
-class InvitationResult(BaseModel):
-    invitation: InvitationInfo
-
-
-class SubscriptionInfo(BaseModel):
-    plan: str
-    status: str
-    seats: int
-    current_period_end: int
-    cancel_at_period_end: bool
-    customer_id: str
-    owner: str
-
-
-class SubscriptionResult(BaseModel):
-    subscription: SubscriptionInfo
-
-
-class CheckoutStarted(BaseModel):
-    id: str
-    url: str | None = Field(description="The provider's hosted checkout page")
-    expires_at: int | None
-    plan: str
-    seats: int
-    trial_days: int
-
-
-class PortalSession(BaseModel):
-    id: str | None
-    url: str | None
-    return_url: str | None
 
 
 class ChatMessage(BaseModel):

@@ -6,20 +6,15 @@ import time
 from typing import TypeAlias
 
 import grpc
-import orjson
 
 from services.billing import identity, payment_events, ratelimit, signin, subscriptions, teams, usage
 from services.billing.access import caller, split_owner
 from services.billing.deps import BillingDeps
-from services.contracts.v1 import billing_pb2, billing_pb2_grpc, common_pb2
+from services.contracts.v1 import billing_pb2, billing_pb2_grpc
 from services.kit.errors import ServiceError
 from services.kit.identity import can_access_owner, owner_of_user, user_principal
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
-
-
-def document(body: object) -> common_pb2.JsonDocument:
-    return common_pb2.JsonDocument(json=orjson.dumps(body))
 
 
 class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
@@ -185,25 +180,25 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
 
     # --- plans and subscriptions ----------------------------------------------------------
 
-    async def ListPlans(self, request: billing_pb2.ListPlansRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def ListPlans(self, request: billing_pb2.ListPlansRequest, context: Ctx) -> billing_pb2.PlanList:
         caller()
-        return document(await subscriptions.plan_catalogue(self.deps))
+        return await subscriptions.plan_catalogue(self.deps)
 
-    async def GetAccountStatus(self, request: billing_pb2.AccountRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def GetAccountStatus(self, request: billing_pb2.AccountRequest, context: Ctx) -> billing_pb2.AccountStatus:
         async with self.db.session() as session:
-            return document(await subscriptions.status_document(session, self.deps.catalogue, caller(), request.org_id))
+            return await subscriptions.account_status(session, self.deps.catalogue, caller(), request.org_id)
 
-    async def GetUsage(self, request: billing_pb2.AccountRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def GetUsage(self, request: billing_pb2.AccountRequest, context: Ctx) -> billing_pb2.Usage:
         async with self.db.session() as session:
-            return document(await subscriptions.usage(session, self.deps.catalogue, caller(), request.org_id))
+            return await subscriptions.usage(session, self.deps.catalogue, caller(), request.org_id)
 
-    async def StartCheckout(self, request: billing_pb2.CheckoutRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def StartCheckout(self, request: billing_pb2.CheckoutRequest, context: Ctx) -> billing_pb2.CheckoutSession:
         async with self.db.session() as session:
-            return document(await subscriptions.checkout(session, self.deps, caller(), request))
+            return await subscriptions.checkout(session, self.deps, caller(), request)
 
-    async def OpenBillingPortal(self, request: billing_pb2.AccountRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def OpenBillingPortal(self, request: billing_pb2.AccountRequest, context: Ctx) -> billing_pb2.PortalSession:
         async with self.db.session() as session:
-            return document(await subscriptions.portal(session, self.deps, caller(), request.org_id))
+            return await subscriptions.portal(session, self.deps, caller(), request.org_id)
 
     async def SwitchPlan(
         self, request: billing_pb2.SwitchPlanRequest, context: Ctx

@@ -11,7 +11,6 @@ from __future__ import annotations
 import logging
 import time
 import uuid
-from decimal import Decimal
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -23,7 +22,7 @@ from services.billing.deps import BillingDeps
 from services.billing.models import Organization, Subscription, outbox
 from services.billing.payments import ProviderSubscription, idempotency_key
 from services.billing.plans import LIVE_STATUSES, METRICS, UNLIMITED, Catalogue, PlanConfig
-from services.billing.usage import plan_of, usage_against_caps, usage_document
+from services.billing.usage import plan_of, timestamp, usage_against_caps, usage_report
 from services.contracts.v1 import billing_pb2, common_pb2, events_pb2
 from services.kit.bus import SUBJECT_SUBSCRIPTION_CHANGED
 from services.kit.errors import ServiceError
@@ -95,85 +94,92 @@ def _live(row: Subscription | None) -> bool:
     return row is not None and bool(row.subscription_id) and row.status in LIVE_STATUSES
 
 
-async def status_document(
+async def account_status(
     session: AsyncSession, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str
-) -> dict[str, Any]:
+) -> billing_pb2.AccountStatus:
     # Exempt from team-admin: any member may see the plan and usage they work under.
     owner = account_owner(principal, org_id, "viewer")
     row = await queries.subscription_for(session, owner)
     plan = plan_of(row, catalogue)
     user = await queries.user_by_id(session, principal.user_id)
-    body = {
-        "owner": owner,
-        "plan": row.plan if row else "free",
-        "plan_name": catalogue.get(row.plan if row else "free").name,
-        "effective_plan": plan.id,
-        "status": row.status if row else "active",
-        "seats": row.seats if row else await _seats(session, owner),
-        "current_period_end": row.current_period_end if row else 0,
-        "cancel_at_period_end": row.cancel_at_period_end if row else False,
-        "trial_end": row.trial_end if row else 0,
-        "trial_used": bool(user and user.trial_used),
-        "customer_linked": bool(row and row.customer_id),
-        "rate_limit": {"per_minute": plan.rate_limit_per_minute, "org_per_minute": plan.org_rate_limit_per_minute},
-    }
-    body.update(await usage_against_caps(session, owner, row, catalogue, int(time.time())))
-    return body
+    start, end, usage = await usage_against_caps(session, owner, row, catalogue, int(time.time()))
+    return billing_pb2.AccountStatus(
+        owner=owner,
+        plan=row.plan if row else "free",
+        plan_name=catalogue.get(row.plan if row else "free").name,
+        effective_plan=plan.id,
+        status=row.status if row else "active",
+        seats=row.seats if row else await _seats(session, owner),
+        current_period_end=timestamp(row.current_period_end if row else 0),
+        cancel_at_period_end=row.cancel_at_period_end if row else False,
+        trial_end=timestamp(row.trial_end if row else 0),
+        trial_used=bool(user and user.trial_used),
+        customer_linked=bool(row and row.customer_id),
+        rate_limit=billing_pb2.RateLimits(
+            per_minute=plan.rate_limit_per_minute, org_per_minute=plan.org_rate_limit_per_minute
+        ),
+        period_start=timestamp(start),
+        period_end=timestamp(end),
+        usage=usage,
+    )
 
 
 async def usage(
     session: AsyncSession, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str
-) -> dict[str, Any]:
+) -> billing_pb2.Usage:
     owner = account_owner(principal, org_id, "viewer")
-    return await usage_document(session, owner, await queries.subscription_for(session, owner), catalogue)
+    return await usage_report(session, owner, await queries.subscription_for(session, owner), catalogue)
 
 
-PRICE_FIELDS = (
-    "id",
-    "currency",
-    "unit_amount",
-    "unit_amount_decimal",
-    "billing_scheme",
-    "product",
-    "nickname",
-    "active",
-)
+def _price(detail: dict[str, Any]) -> billing_pb2.Price:
+    """The provider's price object: the fields shown (absent or null ones stay unset)."""
+    recurring = detail.get("recurring") or {}
+    fields: dict[str, Any] = {
+        "id": detail.get("id"),
+        "currency": detail.get("currency"),
+        "unit_amount": detail.get("unit_amount"),
+        # str(): the SDK gives decimals as Decimal.
+        "unit_amount_decimal": str(v) if (v := detail.get("unit_amount_decimal")) is not None else None,
+        "billing_scheme": detail.get("billing_scheme"),
+        "product": detail.get("product") if isinstance(detail.get("product"), str) else None,
+        "nickname": detail.get("nickname"),
+        "active": detail.get("active"),
+        "interval": recurring.get("interval"),
+        "interval_count": recurring.get("interval_count"),
+    }
+    return billing_pb2.Price(**{k: v for k, v in fields.items() if v is not None})
 
 
-async def plan_catalogue(deps: BillingDeps) -> dict[str, Any]:
+async def plan_catalogue(deps: BillingDeps) -> billing_pb2.PlanList:
     """Plans with the provider's live price detail (cached by ``Payments.get_price``)."""
     plans = []
     for plan in deps.catalogue.plans:
-        price: dict[str, Any] | None = None
+        price: billing_pb2.Price | None = None
         if plan.priced and deps.payments.configured:
             detail = await deps.payments.get_price(plan.price_id)
             if detail is not None:
-                recurring = detail.get("recurring") or {}
-                # str(): the SDK gives decimals as Decimal, which JSON has no type for.
-                price = {k: str(v) if isinstance(v := detail.get(k), Decimal) else v for k in PRICE_FIELDS}
-                price["interval"] = recurring.get("interval")
-                price["interval_count"] = recurring.get("interval_count")
+                price = _price(detail)
         plans.append(
-            {
-                "id": plan.id,
-                "name": plan.name,
-                "paid": plan.paid,
-                "price_id": plan.price_id or None,
-                "price": price,  # None: free, or no price to show (see price_unavailable)
-                "price_available": price is not None or not plan.paid,
-                # Why a paid plan shows no price: checkout works only when this is null.
-                "price_unavailable": _price_unavailable(plan, price, deps.payments.configured),
-                "trial_days": plan.trial_days,
-                "caps": {metric: plan.cap(metric) for metric in METRICS},
-                "max_seats": plan.max_seats,
-                "rate_limit_per_minute": plan.rate_limit_per_minute,
-                "org_rate_limit_per_minute": plan.org_rate_limit_per_minute,
-            }
+            billing_pb2.Plan(
+                id=plan.id,
+                name=plan.name,
+                paid=plan.paid,
+                price_id=plan.price_id,
+                price=price,  # unset: free, or no price to show (see price_unavailable)
+                price_available=price is not None or not plan.paid,
+                # Why a paid plan shows no price: checkout works only when this is empty.
+                price_unavailable=_price_unavailable(plan, price, deps.payments.configured) or "",
+                trial_days=plan.trial_days,
+                caps=billing_pb2.MetricCaps(**{metric: plan.cap(metric) for metric in METRICS}),
+                max_seats=plan.max_seats,
+                rate_limit_per_minute=plan.rate_limit_per_minute,
+                org_rate_limit_per_minute=plan.org_rate_limit_per_minute,
+            )
         )
-    return {"plans": plans, "currency_note": "amounts are in the currency's smallest unit"}
+    return billing_pb2.PlanList(plans=plans, currency_note="amounts are in the currency's smallest unit")
 
 
-def _price_unavailable(plan: PlanConfig, price: dict[str, Any] | None, payments_configured: bool) -> str | None:
+def _price_unavailable(plan: PlanConfig, price: billing_pb2.Price | None, payments_configured: bool) -> str | None:
     if not plan.paid or price is not None:
         return None
     if not plan.priced:
@@ -205,7 +211,7 @@ async def _customer(
 
 async def checkout(
     session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, request: billing_pb2.CheckoutRequest
-) -> dict[str, Any]:
+) -> billing_pb2.CheckoutSession:
     owner = account_owner(principal, request.org_id, ADMIN)
     plan = deps.catalogue.paid_plan(request.plan)
     user = await queries.user_by_id(session, principal.user_id)
@@ -246,19 +252,19 @@ async def checkout(
     key = idempotency_key("checkout.create", owner, row.version, params=params)
     created = await deps.payments.create_checkout_session(params, key)
     row.checkout_session_id = str(created.get("id") or "")
-    return {
-        "id": row.checkout_session_id,
-        "url": created.get("url"),
-        "expires_at": created.get("expires_at"),
-        "plan": plan.id,
-        "seats": seats,
-        "trial_days": plan.trial_days if request.trial else 0,
-    }
+    return billing_pb2.CheckoutSession(
+        id=row.checkout_session_id,
+        url=created.get("url"),
+        expires_at=timestamp(int(created.get("expires_at") or 0)),
+        plan=plan.id,
+        seats=seats,
+        trial_days=plan.trial_days if request.trial else 0,
+    )
 
 
 async def portal(
     session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
-) -> dict[str, Any]:
+) -> billing_pb2.PortalSession:
     owner = account_owner(principal, org_id, ADMIN)
     row = await queries.subscription_for(session, owner)
     if row is None or not row.customer_id:
@@ -266,7 +272,7 @@ async def portal(
     # Each opening is its own operation; the SDK's own retries reuse this key.
     key = idempotency_key("portal.create", owner, uuid.uuid4().hex)
     created = await deps.payments.create_portal_session(row.customer_id, deps.settings.portal_return_url, key)
-    return {"id": created.get("id"), "url": created.get("url"), "return_url": created.get("return_url")}
+    return billing_pb2.PortalSession(id=created.get("id"), url=created.get("url"), return_url=created.get("return_url"))
 
 
 async def _locked_live(session: AsyncSession, owner: str) -> Subscription:

@@ -7,8 +7,8 @@ import calendar
 import logging
 import time
 from datetime import UTC, datetime
-from typing import Any
 
+from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.billing import queries
@@ -44,44 +44,58 @@ def plan_of(row: Subscription | None, catalogue: Catalogue) -> PlanConfig:
     return catalogue.get(effective_plan_id(row.plan, row.status)) if row else catalogue.free
 
 
+def timestamp(seconds: int) -> Timestamp | None:
+    """Unix seconds as a protobuf Timestamp; 0 (the tables' "never") is unset."""
+    return Timestamp(seconds=seconds) if seconds else None
+
+
+def _metric_usage(cap: int, used: int | None) -> billing_pb2.MetricUsage:
+    remaining = None if cap == UNLIMITED or used is None else max(0, cap - used)
+    return billing_pb2.MetricUsage(used=used, cap=cap, remaining=remaining)
+
+
 async def usage_against_caps(
     session: AsyncSession, owner: str, row: Subscription | None, catalogue: Catalogue, now: int
-) -> dict[str, Any]:
+) -> tuple[int, int, billing_pb2.UsageAgainstCaps]:
+    """The current period (start, end) and each metric's use against the plan's cap in it."""
     start, end = current_period(row, now)
     totals = await queries.usage_totals(session, owner, start, end)
     plan = plan_of(row, catalogue)
-    usage: dict[str, Any] = {}
-    for metric in METRICS:
-        cap = plan.cap(metric)
-        # Billing does not count repositories (the indexer does): it only knows the cap.
-        used = None if metric == "repositories" else totals.get(metric, 0)
-        remaining = None if cap == UNLIMITED or used is None else max(0, cap - used)
-        usage[metric] = {"used": used, "cap": cap, "remaining": remaining}
-    return {"period_start": start, "period_end": end, "usage": usage}
-
-
-async def usage_document(
-    session: AsyncSession, owner: str, row: Subscription | None, catalogue: Catalogue
-) -> dict[str, Any]:
-    now = int(time.time())
-    summary = await usage_against_caps(session, owner, row, catalogue, now)
-    records = await queries.usage_records(session, owner, summary["period_start"], summary["period_end"], MAX_RECORDS)
-    summary["owner"] = owner
-    summary["plan"] = plan_of(row, catalogue).id
-    summary["records"] = [
-        {
-            "id": r.id,
-            "metric": r.metric,
-            "amount": r.amount,
-            "source_id": r.source_id,
-            "detail": r.detail,
-            "user_id": r.user_id,
-            "occurred_at": r.occurred_at,
+    # Billing does not count repositories (the indexer does): it only knows the cap.
+    usage = billing_pb2.UsageAgainstCaps(
+        **{
+            metric: _metric_usage(plan.cap(metric), None if metric == "repositories" else totals.get(metric, 0))
+            for metric in METRICS
         }
-        for r in records
-    ]
-    summary["truncated"] = len(records) >= MAX_RECORDS
-    return summary
+    )
+    return start, end, usage
+
+
+async def usage_report(
+    session: AsyncSession, owner: str, row: Subscription | None, catalogue: Catalogue
+) -> billing_pb2.Usage:
+    start, end, usage = await usage_against_caps(session, owner, row, catalogue, int(time.time()))
+    records = await queries.usage_records(session, owner, start, end, MAX_RECORDS)
+    return billing_pb2.Usage(
+        owner=owner,
+        plan=plan_of(row, catalogue).id,
+        period_start=timestamp(start),
+        period_end=timestamp(end),
+        usage=usage,
+        records=[
+            billing_pb2.UsageRecord(
+                id=r.id,
+                metric=r.metric,
+                amount=r.amount,
+                source_id=r.source_id,
+                detail=r.detail,
+                user_id=r.user_id,
+                occurred_at=timestamp(r.occurred_at),
+            )
+            for r in records
+        ],
+        truncated=len(records) >= MAX_RECORDS,
+    )
 
 
 async def check_quota(

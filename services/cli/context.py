@@ -13,7 +13,7 @@ import typer
 from pydantic import ValidationError
 from rich.markup import escape
 
-from services.api.responses import Repository
+from services.api.repositories import Repository
 from services.cli.output import console
 from services.client import ApiError, Client, ConfigError, api, workspace
 

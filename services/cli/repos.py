@@ -9,7 +9,7 @@ import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from services.api.responses import IndexStatus
+from services.api.repositories import IndexStatus
 from services.cli.context import EXIT_FAILED, Options, reported, repository_for
 from services.cli.output import console, print_json
 from services.client import Client, api, workspace

@@ -16,8 +16,9 @@ from urllib.parse import quote
 
 from pydantic import BaseModel
 
+from services.api import account as acc
 from services.api import analysis as a
-from services.api import responses as r
+from services.api import repositories as rp
 from services.api import schemas as s
 
 T = TypeVar("T")
@@ -61,9 +62,9 @@ def org_params(org_id: str | None) -> dict[str, str]:
 # --- repositories and indexing ---------------------------------------------------------------
 
 
-def list_repositories(limit: int = 50, cursor: str = "") -> Call[r.RepositoryList]:
+def list_repositories(limit: int = 50, cursor: str = "") -> Call[rp.RepositoryList]:
     params: dict[str, Any] = {"limit": limit, **({"cursor": cursor} if cursor else {})}
-    return Call("GET", "/repositories", model(r.RepositoryList), params=params)
+    return Call("GET", "/repositories", model(rp.RepositoryList), params=params)
 
 
 def create_repository(
@@ -72,31 +73,31 @@ def create_repository(
     full_name: str | None = None,
     org_id: str | None = None,
     name: str | None = None,
-) -> Call[r.Repository]:
+) -> Call[rp.Repository]:
     body = s.CreateRepository(path=path, url=url, full_name=full_name, org_id=org_id, name=name)
-    return Call("POST", "/repositories", model(r.Repository), dump(body))
+    return Call("POST", "/repositories", model(rp.Repository), dump(body))
 
 
-def get_repository(repo: str) -> Call[r.Repository]:
-    return Call("GET", repo_path(repo), model(r.Repository))
+def get_repository(repo: str) -> Call[rp.Repository]:
+    return Call("GET", repo_path(repo), model(rp.Repository))
 
 
 def delete_repository(repo: str) -> Call[None]:
     return Call("DELETE", repo_path(repo), nothing)
 
 
-def index_repo(repo: str, incremental: bool = False) -> Call[r.IndexStatus]:
+def index_repo(repo: str, incremental: bool = False) -> Call[rp.IndexStatus]:
     params = {"incremental": "true"} if incremental else None
-    return Call("POST", repo_path(repo, "index_repo"), model(r.IndexStatus), params=params)
+    return Call("POST", repo_path(repo, "index_repo"), model(rp.IndexStatus), params=params)
 
 
-def index_status(repo: str) -> Call[r.IndexStatus]:
-    return Call("GET", repo_path(repo, "index", "status"), model(r.IndexStatus))
+def index_status(repo: str) -> Call[rp.IndexStatusWithModel]:
+    return Call("GET", repo_path(repo, "index", "status"), model(rp.IndexStatusWithModel))
 
 
-def host_index(full_name: str, org_id: str | None = None, incremental: bool = False) -> Call[r.IndexStatus]:
+def host_index(full_name: str, org_id: str | None = None, incremental: bool = False) -> Call[rp.IndexStatus]:
     body = s.HostIndex(full_name=full_name, org_id=org_id, incremental=incremental)
-    return Call("POST", "/repositories/host_index", model(r.IndexStatus), dump(body))
+    return Call("POST", "/repositories/host_index", model(rp.IndexStatus), dump(body))
 
 
 # --- analysis ------------------------------------------------------------------------------------
@@ -150,21 +151,21 @@ def paged(limit: int | None, cursor: str) -> dict[str, Any]:
     return {**({"limit": limit} if limit else {}), **({"cursor": cursor} if cursor else {})}
 
 
-def domains(repo: str) -> Call[r.Domains]:
-    return Call("GET", repo_path(repo, "domains"), model(r.Domains))
+def domains(repo: str) -> Call[rp.Domains]:
+    return Call("GET", repo_path(repo, "domains"), model(rp.Domains))
 
 
-def segments(repo: str, limit: int | None = None, cursor: str = "") -> Call[r.Segments]:
-    return Call("GET", repo_path(repo, "segments"), model(r.Segments), params=paged(limit, cursor))
+def segments(repo: str, limit: int | None = None, cursor: str = "") -> Call[rp.Segments]:
+    return Call("GET", repo_path(repo, "segments"), model(rp.Segments), params=paged(limit, cursor))
 
 
-def network(repo: str, limit: int | None = None, cursor: str = "") -> Call[r.Network]:
-    return Call("GET", repo_path(repo, "network"), model(r.Network), params=paged(limit, cursor))
+def network(repo: str, limit: int | None = None, cursor: str = "") -> Call[rp.Network]:
+    return Call("GET", repo_path(repo, "network"), model(rp.Network), params=paged(limit, cursor))
 
 
-def history(repo: str, path: str = "", limit: int | None = None, cursor: str = "") -> Call[r.History]:
+def history(repo: str, path: str = "", limit: int | None = None, cursor: str = "") -> Call[rp.History]:
     params = {**paged(limit, cursor), **({"path": path} if path else {})}
-    return Call("GET", repo_path(repo, "history"), model(r.History), params=params)
+    return Call("GET", repo_path(repo, "history"), model(rp.History), params=params)
 
 
 def dashboard(repo: str) -> Call[a.Dashboard]:
@@ -198,46 +199,46 @@ def host_sign_in(code: str, state: str) -> Call[s.SignedIn]:
 # --- account -------------------------------------------------------------------------------------
 
 
-def account_status(org_id: str | None = None) -> Call[dict[str, Any]]:
-    return Call("GET", "/account/status", document, params=org_params(org_id))
+def account_status(org_id: str | None = None) -> Call[acc.AccountStatus]:
+    return Call("GET", "/account/status", model(acc.AccountStatus), params=org_params(org_id))
 
 
-def account_usage(org_id: str | None = None) -> Call[dict[str, Any]]:
-    return Call("GET", "/account/usage", document, params=org_params(org_id))
+def account_usage(org_id: str | None = None) -> Call[acc.Usage]:
+    return Call("GET", "/account/usage", model(acc.Usage), params=org_params(org_id))
 
 
-def plans() -> Call[dict[str, Any]]:
-    return Call("GET", "/account/plans", document)
+def plans() -> Call[acc.PlanList]:
+    return Call("GET", "/account/plans", model(acc.PlanList))
 
 
-def checkout(body: s.Checkout) -> Call[s.CheckoutStarted]:
-    return Call("POST", "/account/checkout", model(s.CheckoutStarted), dump(body))
+def checkout(body: s.Checkout) -> Call[acc.CheckoutStarted]:
+    return Call("POST", "/account/checkout", model(acc.CheckoutStarted), dump(body))
 
 
-def billing_portal(org_id: str | None = None) -> Call[s.PortalSession]:
-    return Call("POST", "/account/billing-portal", model(s.PortalSession), dump(s.OrgScoped(org_id=org_id)))
+def billing_portal(org_id: str | None = None) -> Call[acc.PortalSession]:
+    return Call("POST", "/account/billing-portal", model(acc.PortalSession), dump(s.OrgScoped(org_id=org_id)))
 
 
-def switch_plan(plan: str, org_id: str | None = None) -> Call[s.SubscriptionResult]:
+def switch_plan(plan: str, org_id: str | None = None) -> Call[acc.SubscriptionResult]:
     body = s.SwitchPlan(plan=plan, org_id=org_id)
-    return Call("POST", "/account/switch-plan", model(s.SubscriptionResult), dump(body))
+    return Call("POST", "/account/switch-plan", model(acc.SubscriptionResult), dump(body))
 
 
-def cancel(org_id: str | None = None) -> Call[s.SubscriptionResult]:
-    return Call("POST", "/account/cancel", model(s.SubscriptionResult), dump(s.OrgScoped(org_id=org_id)))
+def cancel(org_id: str | None = None) -> Call[acc.SubscriptionResult]:
+    return Call("POST", "/account/cancel", model(acc.SubscriptionResult), dump(s.OrgScoped(org_id=org_id)))
 
 
-def reactivate(org_id: str | None = None) -> Call[s.SubscriptionResult]:
-    return Call("POST", "/account/reactivate", model(s.SubscriptionResult), dump(s.OrgScoped(org_id=org_id)))
+def reactivate(org_id: str | None = None) -> Call[acc.SubscriptionResult]:
+    return Call("POST", "/account/reactivate", model(acc.SubscriptionResult), dump(s.OrgScoped(org_id=org_id)))
 
 
-def list_tokens() -> Call[s.TokenList]:
-    return Call("GET", "/account/tokens", model(s.TokenList))
+def list_tokens() -> Call[acc.TokenList]:
+    return Call("GET", "/account/tokens", model(acc.TokenList))
 
 
-def create_token(name: str, expires_in_days: int = 0) -> Call[s.CreatedToken]:
+def create_token(name: str, expires_in_days: int = 0) -> Call[acc.CreatedToken]:
     body = s.CreateToken(name=name, expires_in_days=expires_in_days)
-    return Call("POST", "/account/tokens", model(s.CreatedToken), dump(body))
+    return Call("POST", "/account/tokens", model(acc.CreatedToken), dump(body))
 
 
 def revoke_token(token_id: str) -> Call[None]:
@@ -263,23 +264,23 @@ def team_path(org_id: str, *tail: str) -> str:
     return "/".join(["/teams", quote(org_id, safe=""), *(quote(t, safe="") for t in tail)])
 
 
-def members(org_id: str) -> Call[s.MemberList]:
-    return Call("GET", team_path(org_id, "members"), model(s.MemberList))
+def members(org_id: str) -> Call[acc.MemberList]:
+    return Call("GET", team_path(org_id, "members"), model(acc.MemberList))
 
 
-def invite(org_id: str, login: str, email: str | None = None, role: s.Role = "member") -> Call[s.MemberResult]:
+def invite(org_id: str, login: str, email: str | None = None, role: s.Role = "member") -> Call[acc.MemberResult]:
     body = s.Invite(login=login, email=email, role=role)
-    return Call("POST", team_path(org_id, "invite"), model(s.MemberResult), dump(body))
+    return Call("POST", team_path(org_id, "invite"), model(acc.MemberResult), dump(body))
 
 
 def remove_member(org_id: str, member_id: str) -> Call[None]:
     return Call("DELETE", team_path(org_id, "members", member_id), nothing)
 
 
-def change_role(org_id: str, member_id: str, role: s.Role) -> Call[s.MemberResult]:
+def change_role(org_id: str, member_id: str, role: s.Role) -> Call[acc.MemberResult]:
     body = s.ChangeRole(role=role)
-    return Call("PATCH", team_path(org_id, "members", member_id, "role"), model(s.MemberResult), dump(body))
+    return Call("PATCH", team_path(org_id, "members", member_id, "role"), model(acc.MemberResult), dump(body))
 
 
-def change_seats(org_id: str, seats: int) -> Call[s.SubscriptionResult]:
-    return Call("POST", team_path(org_id, "seats"), model(s.SubscriptionResult), dump(s.ChangeSeats(seats=seats)))
+def change_seats(org_id: str, seats: int) -> Call[acc.SubscriptionResult]:
+    return Call("POST", team_path(org_id, "seats"), model(acc.SubscriptionResult), dump(s.ChangeSeats(seats=seats)))

@@ -19,7 +19,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from services.api.responses import IndexStatus
+from services.api.repositories import IndexStatus
 from services.client import config as cfg
 from services.client.api import Call
 from services.client.errors import ApiError

@@ -10,7 +10,7 @@ from collections.abc import Callable, Generator
 from dataclasses import dataclass
 from typing import Any
 
-from services.api.responses import IndexStatus
+from services.api.repositories import IndexStatus
 from services.client import api
 from services.client.errors import ApiError
 

@@ -10,7 +10,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.api.responses import Repository
+from services.api.repositories import Repository
 from services.api.schemas import FilePatch
 from services.client.errors import ApiError
 

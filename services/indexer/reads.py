@@ -1,6 +1,6 @@
 """The read documents of the current snapshot: domains, segments, network, history and the
-co-change pairs the analyzer learns from. Shapes are documented in docs/indexing.md; long
-lists are paginated with an opaque offset cursor."""
+co-change pairs the analyzer learns from, as the typed messages of indexer.proto built from the
+snapshot's stored JSON (docs/indexing.md); long lists are paginated with an opaque offset cursor."""
 
 from __future__ import annotations
 
@@ -21,16 +21,21 @@ DEFAULT_LIMITS = {"segments": 200, "network": 1000, "history": 100}
 MAX_LIMIT = 10_000
 
 
-def document(body: dict[str, Any]) -> common_pb2.JsonDocument:
-    return common_pb2.JsonDocument(json=orjson.dumps(body))
-
-
 def _window(page: common_pb2.PageRequest, default: int) -> tuple[int, int]:
     return decode_offset(page.cursor), check_limit(page.limit, default, MAX_LIMIT)
 
 
-def _page_info(offset: int, limit: int, total: int) -> dict[str, Any]:
-    return {"next_cursor": encode_cursor("o", str(offset + limit)) if offset + limit < total else "", "total": total}
+def _page_info(offset: int, limit: int, total: int) -> common_pb2.PageInfo:
+    next_cursor = encode_cursor("o", str(offset + limit)) if offset + limit < total else ""
+    return common_pb2.PageInfo(next_cursor=next_cursor, total=total)
+
+
+def _file_history(record: dict[str, Any]) -> indexer_pb2.FileHistory:
+    message = indexer_pb2.FileHistory(**{k: v for k, v in record.items() if not k.endswith("_timestamp")})
+    for name in ("first_timestamp", "last_timestamp"):
+        if record.get(name):  # git author time, Unix seconds
+            getattr(message, name).FromSeconds(record[name])
+    return message
 
 
 def checked_path(path: str) -> str:
@@ -57,25 +62,28 @@ async def _load(db: Database, ref: str, column: str) -> tuple[Repository, Any]:
         return repo, orjson.loads(await queries.snapshot_document(session, snapshot_id, column) or b"null")
 
 
-async def domains(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
+async def domains(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2.Domains:
     repo, body = await _load(db, request.repo, "domains")
-    return document({"repository_id": repo.id, "commit": repo.head_sha, "domains": body, "total": len(body)})
-
-
-async def segments(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
-    repo, body = await _load(db, request.repo, "segments")
-    offset, limit = _window(request.page, DEFAULT_LIMITS["segments"])
-    return document(
-        {
-            "repository_id": repo.id,
-            "commit": repo.head_sha,
-            "segments": body[offset : offset + limit],
-            "page": _page_info(offset, limit, len(body)),
-        }
+    return indexer_pb2.Domains(
+        repository_id=repo.id,
+        commit=repo.head_sha,
+        domains=[indexer_pb2.Domain(**d) for d in body],
+        total=len(body),
     )
 
 
-async def network(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
+async def segments(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2.Segments:
+    repo, body = await _load(db, request.repo, "segments")
+    offset, limit = _window(request.page, DEFAULT_LIMITS["segments"])
+    return indexer_pb2.Segments(
+        repository_id=repo.id,
+        commit=repo.head_sha,
+        segments=[indexer_pb2.Segment(**s) for s in body[offset : offset + limit]],
+        page=_page_info(offset, limit, len(body)),
+    )
+
+
+async def network(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2.Network:
     repo, body = await _load(db, request.repo, "network")
     nodes, edges = body.get("nodes", []), body.get("edges", [])
     if request.path:
@@ -84,60 +92,56 @@ async def network(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.
         nodes = [n for n in nodes if n["path"] == path]
     offset, limit = _window(request.page, DEFAULT_LIMITS["network"])
     total = max(len(nodes), len(edges))
-    return document(
-        {
-            "repository_id": repo.id,
-            "commit": repo.head_sha,
-            "nodes": nodes[offset : offset + limit],
-            "edges": edges[offset : offset + limit],
-            "cycles": body.get("cycles", []),
-            "domain_edges": body.get("domain_edges", []),
-            "layer_edges": body.get("layer_edges", []),
-            "counts": {"nodes": len(nodes), "edges": len(edges), "cycles": len(body.get("cycles", []))},
-            "page": _page_info(offset, limit, total),
-        }
+    cycles = body.get("cycles", [])
+    return indexer_pb2.Network(
+        repository_id=repo.id,
+        commit=repo.head_sha,
+        nodes=[indexer_pb2.NetworkNode(**n) for n in nodes[offset : offset + limit]],
+        edges=[indexer_pb2.NetworkEdge(**e) for e in edges[offset : offset + limit]],
+        cycles=[indexer_pb2.ImportCycle(paths=c) for c in cycles],
+        domain_edges=[indexer_pb2.GroupEdge(**e) for e in body.get("domain_edges", [])],
+        layer_edges=[indexer_pb2.GroupEdge(**e) for e in body.get("layer_edges", [])],
+        counts=indexer_pb2.NetworkCounts(nodes=len(nodes), edges=len(edges), cycles=len(cycles)),
+        page=_page_info(offset, limit, total),
     )
 
 
-async def history(db: Database, request: indexer_pb2.ReadRequest) -> common_pb2.JsonDocument:
+async def history(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2.History:
     async with db.session() as session:
         repo, snapshot_id = await indexed(session, request.repo)
         path = checked_path(request.path) if request.path else ""
         in_snapshot = bool(path) and await queries.snapshot_file(session, repo.id, snapshot_id, path) is not None
         body = orjson.loads(await queries.snapshot_document(session, snapshot_id, "history") or b"{}")
-    base = {
-        "repository_id": repo.id,
-        "commit": repo.head_sha,
-        "depth": body.get("depth", 0),
-        "commits": body.get("commits", 0),
-    }
+    reply = indexer_pb2.History(
+        repository_id=repo.id, commit=repo.head_sha, depth=body.get("depth", 0), commits=body.get("commits", 0)
+    )
     files: list[dict[str, Any]] = body.get("files", [])
+    spots = body.get("hot_spots", [])
     if path:
         record = next((f for f in files if f["path"] == path), None)
         if record is None and not in_snapshot:
             raise ServiceError("file_not_found", "the path is not in the indexed snapshot", {"path": path})
-        spots = body.get("hot_spots", [])
-        rank = next((i + 1 for i, s in enumerate(spots) if s["path"] == path), 0)
-        return document(
-            {
-                **base,
-                "path": path,
-                "file": record,
-                "cochanges": [c for c in body.get("cochanges", []) if c["source"] == path],
-                "hot_spot_rank": rank,
-            }
+        reply.single_file.SetInParent()
+        reply.single_file.path = path
+        if record is not None:
+            reply.single_file.file.CopyFrom(_file_history(record))
+        reply.single_file.cochanges.extend(
+            indexer_pb2.CoChangeRule(**c) for c in body.get("cochanges", []) if c["source"] == path
         )
+        reply.single_file.hot_spot_rank = next((i + 1 for i, s in enumerate(spots) if s["path"] == path), 0)
+        return reply
     offset, limit = _window(request.page, DEFAULT_LIMITS["history"])
-    return document(
-        {
-            **base,
-            "huge_commits": body.get("huge_commits", 0),
-            "hot_spots": body.get("hot_spots", []),
-            "cochange_pairs": len(body.get("cochanges", [])),
-            "files": files[offset : offset + limit],
-            "page": _page_info(offset, limit, len(files)),
-        }
+    reply.repository.SetInParent()  # the view is chosen even when every field is empty
+    reply.repository.MergeFrom(
+        indexer_pb2.RepositoryHistory(
+            huge_commits=body.get("huge_commits", 0),
+            hot_spots=[indexer_pb2.HotSpot(**s) for s in spots],
+            cochange_pairs=len(body.get("cochanges", [])),
+            files=[_file_history(f) for f in files[offset : offset + limit]],
+            page=_page_info(offset, limit, len(files)),
+        )
     )
+    return reply
 
 
 async def cochanges(db: Database, request: indexer_pb2.GetRepositoryRequest) -> indexer_pb2.CoChanges:

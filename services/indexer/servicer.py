@@ -7,7 +7,7 @@ from typing import TypeAlias
 
 import grpc
 
-from services.contracts.v1 import common_pb2, indexer_pb2, indexer_pb2_grpc
+from services.contracts.v1 import indexer_pb2, indexer_pb2_grpc
 from services.indexer import files, reads, repositories, runs
 from services.indexer.caps import RepositoryCap
 from services.indexer.settings import IndexerSettings
@@ -68,16 +68,16 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         self._wake()
         return await runs.status(self.db, repo.id)
 
-    async def GetDomains(self, request: indexer_pb2.ReadRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def GetDomains(self, request: indexer_pb2.ReadRequest, context: Ctx) -> indexer_pb2.Domains:
         return await reads.domains(self.db, request)
 
-    async def GetSegments(self, request: indexer_pb2.ReadRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def GetSegments(self, request: indexer_pb2.ReadRequest, context: Ctx) -> indexer_pb2.Segments:
         return await reads.segments(self.db, request)
 
-    async def GetNetwork(self, request: indexer_pb2.ReadRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def GetNetwork(self, request: indexer_pb2.ReadRequest, context: Ctx) -> indexer_pb2.Network:
         return await reads.network(self.db, request)
 
-    async def GetHistory(self, request: indexer_pb2.ReadRequest, context: Ctx) -> common_pb2.JsonDocument:
+    async def GetHistory(self, request: indexer_pb2.ReadRequest, context: Ctx) -> indexer_pb2.History:
         return await reads.history(self.db, request)
 
     async def StreamFacts(

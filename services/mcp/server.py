@@ -19,7 +19,7 @@ from mcp_types import CallToolResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
 from services.api import analysis as a
-from services.api import responses as r
+from services.api import repositories as rp
 from services.api.schemas import ExternalFinding, Feedback
 from services.client import ApiError, AsyncClient, ConfigError, api, workspace
 from services.mcp.shapes import IndexResult, ReviewResult
@@ -123,7 +123,7 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
                         raise
                     repo, created = await client.send(api.create_repository(path=str(root))), True
 
-            async def progress(status: r.IndexStatus) -> None:
+            async def progress(status: rp.IndexStatus) -> None:
                 total = float(status.files_total) if status.files_total else None
                 await ctx.report_progress(float(status.files_done), total, status.phase or status.state)
 
@@ -239,9 +239,9 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
             tool.__annotations__["return"] = Annotated[CallToolResult, model]
             server.add_tool(tool, name=name, description=doc, structured_output=True)
 
-    reader("service_get_domains", api.domains, r.Domains, "The repository's major areas (GET domains).")
-    reader("service_get_segments", api.segments, r.Segments, "Finer groups inside domains (GET segments).", paged=True)
-    reader("service_get_network", api.network, r.Network, "Module import graph and cycles (GET network).", paged=True)
+    reader("service_get_domains", api.domains, rp.Domains, "The repository's major areas (GET domains).")
+    reader("service_get_segments", api.segments, rp.Segments, "Finer groups inside domains (GET segments).", paged=True)
+    reader("service_get_network", api.network, rp.Network, "Module import graph and cycles (GET network).", paged=True)
     reader("service_get_dashboard", api.dashboard, a.Dashboard, "Findings over time, acceptance (GET dashboard).")
     reader(
         "service_get_global_context",
@@ -258,11 +258,11 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
         directory: DirectoryArg = None,
         limit: LimitArg = None,
         cursor: CursorArg = "",
-    ) -> Annotated[CallToolResult, r.History]:
+    ) -> Annotated[CallToolResult, rp.History]:
         """Change history (GET history): hot spots and per-file statistics, or one file's history with
         its co-changing files."""
 
-        async def work(client: AsyncClient) -> r.History:
+        async def work(client: AsyncClient) -> rp.History:
             repo_id = await resolve(client, repository, directory)
             return await client.send(api.history(repo_id, path, limit, cursor))
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 from pydantic import Field
 
 from services.api.analysis import AnalysisResult, Finding, ReviewContext, Skipped
-from services.api.responses import IndexStatus, Open, Repository
+from services.api.repositories import IndexStatus, Repository
+from services.api.responses import Open
 
 
 class IndexResult(Open):

@@ -139,33 +139,34 @@ class FakeIndexer(indexer_pb2_grpc.IndexerServiceServicer):
             pairs=[indexer_pb2.CoChange(path=a, other=b, support=s, confidence=c) for a, b, s, c in repo.pairs]
         )
 
-    async def GetDomains(self, request: Any, context: Any) -> common_pb2.JsonDocument:
+    async def GetDomains(self, request: Any, context: Any) -> indexer_pb2.Domains:
         self.calls["GetDomains"] += 1
         self._indexed(request.repo)
-        domains = [{"name": p, "path_prefix": f"app/{p}/", "file_count": 16} for p in service_corpus.PACKAGES] + [
-            {"name": "tests", "path_prefix": "tests/", "file_count": 45}
-        ]
-        return common_pb2.JsonDocument(json=orjson.dumps({"domains": domains}))
+        domains = [
+            indexer_pb2.Domain(name=p, path_prefix=f"app/{p}/", file_count=16) for p in service_corpus.PACKAGES
+        ] + [indexer_pb2.Domain(name="tests", path_prefix="tests/", file_count=45)]
+        return indexer_pb2.Domains(domains=domains)
 
-    async def GetSegments(self, request: Any, context: Any) -> common_pb2.JsonDocument:
+    async def GetSegments(self, request: Any, context: Any) -> indexer_pb2.Segments:
         self.calls["GetSegments"] += 1
         self._indexed(request.repo)
         segments = [
-            {"domain": p, "name": ".", "path_prefix": f"app/{p}/", "kind": "package", "file_count": 16}
+            indexer_pb2.Segment(domain=p, name=".", path_prefix=f"app/{p}/", kind="package", file_count=16)
             for p in service_corpus.PACKAGES
         ]
-        return common_pb2.JsonDocument(json=orjson.dumps({"segments": segments}))
+        return indexer_pb2.Segments(segments=segments)
 
-    async def GetHistory(self, request: Any, context: Any) -> common_pb2.JsonDocument:
+    async def GetHistory(self, request: Any, context: Any) -> indexer_pb2.History:
         self.calls["GetHistory"] += 1
         self._indexed(request.repo)
-        doc: dict[str, Any] = {
-            "commits": 7,
-            "hot_spots": [{"path": "app/billing/invoice.py", "score": 3.5, "commits": 7, "churn": 20}],
-        }
+        reply = indexer_pb2.History(commits=7)
         if request.path:
-            doc["files"] = [{"path": request.path, "commits": 1, "authors": 1}]
-        return common_pb2.JsonDocument(json=orjson.dumps(doc))
+            reply.single_file.path = request.path
+            reply.single_file.file.CopyFrom(indexer_pb2.FileHistory(path=request.path, commits=1, authors=1))
+        else:
+            spot = indexer_pb2.HotSpot(path="app/billing/invoice.py", score=3.5, commits=7, churn=20)
+            reply.repository.hot_spots.append(spot)
+        return reply
 
 
 def corpus_files(tmp: Path) -> dict[str, bytes]:

@@ -28,9 +28,9 @@ async def checkout(
     org_id: str = "",
     trial: bool = False,
     seats: int = 1,
-) -> dict[str, Any]:
+) -> billing_pb2.CheckoutSession:
     request = billing_pb2.CheckoutRequest(plan=plan, org_id=org_id, trial=trial, seats=seats)
-    return json.loads((await billing.call("StartCheckout", request, principal)).json)
+    return await billing.call("StartCheckout", request, principal)
 
 
 async def subscribe(
@@ -45,13 +45,12 @@ async def subscribe(
     """Checkout, pay on the stand-in's hosted page, deliver checkout.session.completed; the
     completed session (with the customer and subscription ids) is returned."""
     started = await checkout(billing, principal, plan, org_id, trial, seats)
-    session = await asyncio.to_thread(standins.stripe.complete_checkout, started["id"])
+    session = await asyncio.to_thread(standins.stripe.complete_checkout, started.id)
     reply = await deliver(billing, stripe_event("checkout.session.completed", session))
     assert reply.handled
     assert not reply.duplicate
     return session
 
 
-async def status(billing: Billing, principal: common_pb2.Principal, org_id: str = "") -> dict[str, Any]:
-    reply = await billing.call("GetAccountStatus", billing_pb2.AccountRequest(org_id=org_id), principal)
-    return json.loads(reply.json)
+async def status(billing: Billing, principal: common_pb2.Principal, org_id: str = "") -> billing_pb2.AccountStatus:
+    return await billing.call("GetAccountStatus", billing_pb2.AccountRequest(org_id=org_id), principal)

@@ -56,7 +56,7 @@ async def test_a_redelivered_event_changes_nothing(billing: Billing, standins: S
     event = stripe_event("invoice.payment_failed", linked(session, subscription=session["subscription"]))
     event["data"]["object"]["parent"]["subscription_details"]["subscription"] = session["subscription"]
     assert not (await deliver(billing, event)).duplicate
-    assert (await status(billing, me))["status"] == "past_due"
+    assert (await status(billing, me)).status == "past_due"
     row = await row_of(billing, f"user:{me.user_id}")
     async with billing.db.session() as s:
         staged = (await s.execute(select(func.count()).select_from(outbox))).scalar()
@@ -74,18 +74,18 @@ async def test_payment_failed_then_deleted(billing: Billing, standins: StandIns)
     failed = stripe_event("invoice.payment_failed", linked(session))
     failed["data"]["object"]["parent"]["subscription_details"]["subscription"] = session["subscription"]
     await deliver(billing, failed)
-    assert (await status(billing, me))["status"] == "past_due"
-    assert (await status(billing, me))["effective_plan"] == "pro"  # kept while the provider retries
+    assert (await status(billing, me)).status == "past_due"
+    assert (await status(billing, me)).effective_plan == "pro"  # kept while the provider retries
     deleted = stripe_event("customer.subscription.deleted", linked(session, id=session["subscription"]))
     await deliver(billing, deleted)
     after = await status(billing, me)
-    assert after["status"] == "canceled"
-    assert after["effective_plan"] == "free"
+    assert after.status == "canceled"
+    assert after.effective_plan == "free"
     # A failure notice older than the deletion arrives late: no resurrection.
     late = stripe_event("invoice.payment_failed", linked(session), created=deleted["created"] - 60)
     late["data"]["object"]["parent"]["subscription_details"]["subscription"] = session["subscription"]
     await deliver(billing, late)
-    assert (await status(billing, me))["status"] == "canceled"
+    assert (await status(billing, me)).status == "canceled"
 
 
 async def test_an_older_update_does_not_roll_back_a_newer_one(billing: Billing, standins: StandIns) -> None:
@@ -97,10 +97,10 @@ async def test_an_older_update_does_not_roll_back_a_newer_one(billing: Billing, 
     newer_object = standins.stripe.update_subscription(sub_id, cancel_at_period_end=True)
     older_object = {**newer_object, "cancel_at_period_end": False}
     await deliver(billing, stripe_event("customer.subscription.updated", newer_object, created=now))
-    assert (await status(billing, me))["cancel_at_period_end"] is True
+    assert (await status(billing, me)).cancel_at_period_end is True
     standins.stripe.update_subscription(sub_id, cancel_at_period_end=False)  # even if the provider changed back
     await deliver(billing, stripe_event("customer.subscription.updated", older_object, created=now - 30))
-    assert (await status(billing, me))["cancel_at_period_end"] is True
+    assert (await status(billing, me)).cancel_at_period_end is True
 
 
 async def test_update_applies_the_providers_current_state_not_the_body(billing: Billing, standins: StandIns) -> None:
@@ -110,8 +110,8 @@ async def test_update_applies_the_providers_current_state_not_the_body(billing: 
     stale_body = {**current, "cancel_at_period_end": False, "status": "unpaid"}
     await deliver(billing, stripe_event("customer.subscription.updated", stale_body))
     after = await status(billing, me)
-    assert after["cancel_at_period_end"] is True
-    assert after["status"] == "active"
+    assert after.cancel_at_period_end is True
+    assert after.status == "active"
 
 
 async def test_update_for_an_unlinked_customer_changes_nothing(billing: Billing, standins: StandIns) -> None:
@@ -119,7 +119,7 @@ async def test_update_for_an_unlinked_customer_changes_nothing(billing: Billing,
     session = await subscribe(billing, standins, me)
     obj = {**standins.stripe.subscription(session["subscription"]), "customer": "cus_unknown0000"}
     await deliver(billing, stripe_event("customer.subscription.deleted", {**obj, "status": "canceled"}))
-    assert (await status(billing, me))["status"] == "active"
+    assert (await status(billing, me)).status == "active"
 
 
 async def test_event_about_another_subscription_of_the_customer_is_ignored(
@@ -129,7 +129,7 @@ async def test_event_about_another_subscription_of_the_customer_is_ignored(
     session = await subscribe(billing, standins, me)
     deleted = stripe_event("customer.subscription.deleted", linked(session, id="sub_previous000000"))
     await deliver(billing, deleted)
-    assert (await status(billing, me))["status"] == "active"
+    assert (await status(billing, me)).status == "active"
 
 
 async def test_provider_outage_leaves_the_event_for_redelivery(billing: Billing, standins: StandIns) -> None:
@@ -147,7 +147,7 @@ async def test_provider_outage_leaves_the_event_for_redelivery(billing: Billing,
         assert await s.get(PaymentEvent, event["id"]) is None  # not claimed: the redelivery applies it
     reply = await deliver(billing, event)
     assert not reply.duplicate
-    assert (await status(billing, me))["cancel_at_period_end"] is True
+    assert (await status(billing, me)).cancel_at_period_end is True
 
 
 async def test_changes_are_announced_through_the_outbox(billing: Billing, standins: StandIns) -> None:
@@ -187,12 +187,12 @@ async def test_a_checkout_without_a_provider_key_still_sets_the_period_end(keyle
         await deliver(keyless_billing, stripe_event("checkout.session.completed", session, created=created))
     ).handled
     shown = await status(keyless_billing, me)
-    assert shown["plan"] == "pro"
-    assert shown["current_period_end"] == int(datetime(2027, 2, 28, 12, tzinfo=UTC).timestamp())
+    assert shown.plan == "pro"
+    assert shown.current_period_end.seconds == int(datetime(2027, 2, 28, 12, tzinfo=UTC).timestamp())
     # An expanded subscription in the event carries the provider's own period: that one is used.
     _, you = await keyless_billing.user()
     provider = fixture("stripe/customer.subscription.updated.json")["data"]["object"]
     provider.update(id="sub_k2", customer="cus_keyless2", current_period_end=1_900_000_000)
     session = {"metadata": {"owner": f"user:{you.user_id}"}, "customer": "cus_keyless2", "subscription": provider}
     assert (await deliver(keyless_billing, stripe_event("checkout.session.completed", session))).handled
-    assert (await status(keyless_billing, you))["current_period_end"] == 1_900_000_000
+    assert (await status(keyless_billing, you)).current_period_end.seconds == 1_900_000_000

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import json
 import time
 
 import pytest
@@ -33,8 +32,8 @@ async def on_plan(billing: Billing, owner: str, plan: str) -> None:
         )
 
 
-async def get_usage(billing: Billing, principal: common_pb2.Principal, org_id: str = "") -> dict:
-    return json.loads((await billing.call("GetUsage", billing_pb2.AccountRequest(org_id=org_id), principal)).json)
+async def get_usage(billing: Billing, principal: common_pb2.Principal, org_id: str = "") -> billing_pb2.Usage:
+    return await billing.call("GetUsage", billing_pb2.AccountRequest(org_id=org_id), principal)
 
 
 async def test_analysis_completed_is_counted_once(billing: Billing, bus: Bus) -> None:
@@ -58,7 +57,7 @@ async def test_analysis_completed_is_counted_once(billing: Billing, bus: Bus) ->
         deadline = time.monotonic() + 15
         while time.monotonic() < deadline:
             body = await get_usage(billing, admin, org_id)
-            if body["usage"]["analyses"]["used"] >= 2:
+            if body.usage.analyses.used >= 2:
                 break
             await asyncio.sleep(0.1)
         await asyncio.sleep(0.5)  # let any stray duplicate land before counting
@@ -66,8 +65,8 @@ async def test_analysis_completed_is_counted_once(billing: Billing, bus: Bus) ->
     finally:
         consumer.stop()  # the fetch loop ends within its 1 s poll
         await asyncio.wait_for(task, 5)
-    assert body["usage"]["analyses"]["used"] == 2
-    assert sorted(r["source_id"] for r in body["records"]) == ["audit-1", "audit-2"]
+    assert body.usage.analyses.used == 2
+    assert sorted(r.source_id for r in body.records) == ["audit-1", "audit-2"]
 
 
 async def test_quota_errors_name_the_plan_and_cap(billing: Billing) -> None:
@@ -125,7 +124,7 @@ async def test_ai_usage_is_recorded_once_per_call(billing: Billing) -> None:
     await billing.call("RecordAiUsage", request, me)
     await billing.call("RecordAiUsage", request, me)  # a retried call
     body = await get_usage(billing, me)
-    assert body["usage"]["ai_tokens"]["used"] == 42
-    assert [r["detail"] for r in body["records"]] == ["m:12+30"]
+    assert body.usage.ai_tokens.used == 42
+    assert [r.detail for r in body.records] == ["m:12+30"]
     reply = await billing.call("GetAccountStatus", billing_pb2.AccountRequest(), me)
-    assert json.loads(reply.json)["usage"]["ai_tokens"]["used"] == 42
+    assert reply.usage.ai_tokens.used == 42

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import secrets
 import time
+from datetime import datetime
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
@@ -109,7 +110,8 @@ def test_sign_in_use_a_personal_token_and_sign_out(http: httpx.Client, standins:
     listed = http.get("/v1/account/tokens", headers=bearer(pat)).json()["tokens"]
     assert [t["name"] for t in listed] == ["ci"]
     assert pat not in json.dumps(listed)
-    assert listed[0]["expires_at"] > time.time()
+    assert datetime.fromisoformat(listed[0]["expires_at"]).timestamp() > time.time()  # RFC 3339 (#12)
+    assert listed[0]["last_used_at"] is None or listed[0]["last_used_at"].endswith("Z")
 
     assert http.delete("/v1/auth/signout", headers=bearer(session_token)).status_code == 204
     assert_error(http.get("/v1/auth/validate", headers=bearer(session_token)), 401, "invalid_token")
@@ -210,7 +212,9 @@ def test_subscription_follows_the_payment_webhooks(http: httpx.Client, standins:
     session = subscribe(http, standins, token, "pro", trial=True)
     current = status(http, token)
     assert (current["plan"], current["status"], current["trial_used"]) == ("pro", "trialing", True)
-    assert current["current_period_end"] > time.time()
+    assert datetime.fromisoformat(current["current_period_end"]).timestamp() > time.time()
+    assert type(current["seats"]) is int  # was 5.0
+    assert current["period_start"].endswith("Z")
 
     failed = stripe_event("invoice.payment_failed", {"customer": session["customer"]})
     failed["data"]["object"]["parent"]["subscription_details"]["subscription"] = session["subscription"]

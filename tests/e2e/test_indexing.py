@@ -4,6 +4,7 @@ survive the indexer being killed mid-index, and re-read only changed files incre
 
 from __future__ import annotations
 
+import re
 import time
 from pathlib import Path
 
@@ -30,6 +31,12 @@ def auth(system: RunningSystem, request: pytest.FixtureRequest) -> dict[str, str
     # One user per test: each token has its own rate-limit budget for the status polling.
     login = "idx-" + request.node.name.removeprefix("test_")[:30].replace("_", "-")
     return {"Authorization": f"Bearer {admin_token(system, login, org='indexers')}"}
+
+
+def assert_times(body: dict, *names: str) -> None:
+    """Times are RFC 3339 UTC strings (#12), never Unix numbers."""
+    for name in names:
+        assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z", body[name]), (name, body[name])
 
 
 def repos_dir(system: RunningSystem) -> Path:
@@ -83,15 +90,33 @@ def test_index_a_local_repository_and_read_it(system: RunningSystem, http: httpx
     assert status["head_sha"] == shas[-1]
     assert status["files_total"] == status["files_done"] == 6
 
+    assert_times(status, "queued_at", "started_at", "finished_at")
+    assert all(type(status[k]) is int for k in ("files_done", "files_total", "files_parsed", "attempts"))
+
     domains = http.get(f"/v1/repositories/{repo_id}/domains", headers=auth).json()
+    assert set(domains) == {"repository_id", "commit", "total", "domains"}
     assert "app" in {d["name"] for d in domains["domains"]}
+    assert set(domains["domains"][0]) == {
+        "name", "path_prefix", "file_count", "test_file_count", "line_count", "languages"
+    }  # fmt: skip
     segments = http.get(f"/v1/repositories/{repo_id}/segments", headers=auth).json()
     assert segments["segments"]
+    assert set(segments["segments"][0]) == {"domain", "name", "path_prefix", "kind", "file_count"}
+    assert segments["page"] == {"next_cursor": "", "total": len(segments["segments"])}  # total was a string
     network = http.get(f"/v1/repositories/{repo_id}/network", headers=auth).json()
+    assert set(network) == {
+        "repository_id", "commit", "nodes", "edges", "cycles", "domain_edges", "layer_edges", "counts", "page"
+    }  # fmt: skip
     assert {"source": "app/api.py", "target": "app/models.py", "weight": 1} in network["edges"]
+    assert network["counts"]["nodes"] == len(network["nodes"])
     history = http.get(f"/v1/repositories/{repo_id}/history", headers=auth).json()
+    assert set(history) == {
+        "repository_id", "commit", "depth", "commits", "huge_commits", "hot_spots", "cochange_pairs", "files", "page"
+    }  # fmt: skip
     assert history["commits"] == 4
+    assert_times(history["files"][0], "first_timestamp", "last_timestamp")
     one = http.get(f"/v1/repositories/{repo_id}/history", params={"path": "app/api.py"}, headers=auth).json()
+    assert set(one) == {"repository_id", "commit", "depth", "commits", "path", "file", "cochanges", "hot_spot_rank"}
     assert one["file"]["commits"] == 4
     assert one["cochanges"][0]["target"] == "app/models.py"
     assert_error(
@@ -99,6 +124,8 @@ def test_index_a_local_repository_and_read_it(system: RunningSystem, http: httpx
     )
     listing = http.get("/v1/repositories", headers=auth).json()
     assert repo_id in {r["id"] for r in listing["repositories"]}
+    assert type(listing["page"]["total"]) is int
+    assert_times(next(r for r in listing["repositories"] if r["id"] == repo_id), "created_at")
 
     # Someone else cannot see it; the owner can delete it.
     stranger = {"Authorization": f"Bearer {admin_token(system, 'indexer-stranger')}"}

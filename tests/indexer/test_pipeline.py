@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
-import orjson
 import pytest
 from sqlalchemy import func, select, update
 
@@ -75,10 +75,9 @@ class Env:
         with acting_as(ALICE):
             return await self.api.GetIndexStatus(Req.GetRepositoryRequest(repo=repo_id), None)  # type: ignore[arg-type]
 
-    async def read(self, method: str, repo_id: str, **fields: object) -> dict:
+    async def read(self, method: str, repo_id: str, **fields: object) -> Any:
         with acting_as(ALICE):
-            doc = await getattr(self.api, method)(Req.ReadRequest(repo=repo_id, **fields), None)
-        return orjson.loads(doc.json)
+            return await getattr(self.api, method)(Req.ReadRequest(repo=repo_id, **fields), None)
 
     async def file(self, repo_id: str, path: str, commit_sha: str = "") -> indexer_pb2.FileContent:
         with acting_as(ALICE):
@@ -114,28 +113,31 @@ async def test_full_index_then_reads(env: Env) -> None:
     assert {"fetch", "tree", "extract", "structure", "history", "write", "total"} <= set(status.timings)
 
     domains = await env.read("GetDomains", repo.id)
-    assert domains["commit"] == shas[-1]
-    assert {d["name"] for d in domains["domains"]} >= {"app"}
+    assert domains.commit == shas[-1]
+    assert {d.name for d in domains.domains} >= {"app"}
     segments = await env.read("GetSegments", repo.id)
-    assert segments["segments"]
-    assert segments["page"]["total"] == len(segments["segments"])
+    assert segments.segments
+    assert segments.page.total == len(segments.segments)
     network = await env.read("GetNetwork", repo.id)
-    assert {"source": "app/api.py", "target": "app/models.py", "weight": 1} in network["edges"]
-    assert network["counts"]["nodes"] == len(network["nodes"])
+    assert indexer_pb2.NetworkEdge(source="app/api.py", target="app/models.py", weight=1) in network.edges
+    assert network.counts.nodes == len(network.nodes)
     history = await env.read("GetHistory", repo.id)
-    assert history["commits"] == 3
-    by_path = {f["path"]: f for f in history["files"]}
-    assert by_path["app/api.py"]["commits"] == 3
-    assert by_path["app/api.py"]["authors"] == 2
-    assert by_path["app/api.py"]["fix_commits"] == 2
+    assert history.commits == 3
+    assert history.WhichOneof("view") == "repository"
+    by_path = {f.path: f for f in history.repository.files}
+    assert by_path["app/api.py"].commits == 3
+    assert by_path["app/api.py"].authors == 2
+    assert by_path["app/api.py"].fix_commits == 2
+    assert by_path["app/api.py"].last_timestamp.seconds >= by_path["app/api.py"].first_timestamp.seconds > 0
     one = await env.read("GetHistory", repo.id, path="app/api.py")
-    assert one["file"]["commits"] == 3
-    assert {c["target"] for c in one["cochanges"]} == {"app/models.py"}
+    assert one.WhichOneof("view") == "single_file"
+    assert one.single_file.file.commits == 3
+    assert {c.target for c in one.single_file.cochanges} == {"app/models.py"}
     await refused(env.read("GetHistory", repo.id, path="nope.py"), "file_not_found")
     await refused(env.read("GetHistory", repo.id, path="../etc/passwd"), "validation_failed")
     page = await env.read("GetHistory", repo.id, page=common_pb2.PageRequest(limit=2))
-    assert len(page["files"]) == 2
-    assert page["page"]["next_cursor"]
+    assert len(page.repository.files) == 2
+    assert page.repository.page.next_cursor
 
     content = await env.file(repo.id, "app/api.py")
     assert content.content.startswith(b"from app.models import User")
@@ -414,7 +416,7 @@ async def test_history_cache_follows_new_commits_and_history_rewrites(env: Env) 
         commit(root, {"app/api.py": f"VALUE = {i}\n", "app/extra.py": f"X = {i}\n"}, f"more {i}", at=1_800_000_000 + i)
     await env.index(repo.id, incremental=True)
     cached = await env.read("GetHistory", repo.id)
-    assert cached["commits"] == 5
+    assert cached.commits == 5
     cache.unlink()
     await env.index(repo.id, incremental=True)
     assert await env.read("GetHistory", repo.id) == cached  # the same as reading the whole log
@@ -422,8 +424,8 @@ async def test_history_cache_follows_new_commits_and_history_rewrites(env: Env) 
     commit(root, {"app/other.py": "Y = 1\n"}, "rewritten", at=1_900_000_000)
     await env.index(repo.id, incremental=True)
     rewritten = await env.read("GetHistory", repo.id)
-    assert rewritten["commits"] == 2
-    assert {f["path"] for f in rewritten["files"]} >= {"app/other.py", "app/api.py"}
+    assert rewritten.commits == 2
+    assert {f.path for f in rewritten.repository.files} >= {"app/other.py", "app/api.py"}
 
 
 async def test_a_run_over_its_time_budget_fails_with_timeout(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:

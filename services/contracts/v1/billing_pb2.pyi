@@ -8,6 +8,7 @@ subscriptions, usage. Version 1.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from services.contracts.v1 import common_pb2 as _common_pb2
 import builtins as _builtins
@@ -910,6 +911,514 @@ class CheckoutRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___CheckoutRequest: _TypeAlias = CheckoutRequest  # noqa: Y015
+
+@_typing.final
+class Plan(_message.Message):
+    """A plan of the catalogue, with the provider's live price when there is one to show."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    PAID_FIELD_NUMBER: _builtins.int
+    PRICE_ID_FIELD_NUMBER: _builtins.int
+    PRICE_FIELD_NUMBER: _builtins.int
+    PRICE_AVAILABLE_FIELD_NUMBER: _builtins.int
+    PRICE_UNAVAILABLE_FIELD_NUMBER: _builtins.int
+    TRIAL_DAYS_FIELD_NUMBER: _builtins.int
+    CAPS_FIELD_NUMBER: _builtins.int
+    MAX_SEATS_FIELD_NUMBER: _builtins.int
+    RATE_LIMIT_PER_MINUTE_FIELD_NUMBER: _builtins.int
+    ORG_RATE_LIMIT_PER_MINUTE_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    name: _builtins.str
+    paid: _builtins.bool
+    price_id: _builtins.str
+    """"" for free, or a paid plan this deployment gave no price"""
+    price_available: _builtins.bool
+    price_unavailable: _builtins.str
+    """Why a paid plan shows no price: "" | no_price_configured | payments_not_configured |
+    provider_unreachable. Checkout works only when it is "".
+    """
+    trial_days: _builtins.int
+    max_seats: _builtins.int
+    """-1 unlimited"""
+    rate_limit_per_minute: _builtins.int
+    """per token; 0 unlimited"""
+    org_rate_limit_per_minute: _builtins.int
+    """per organization; 0 unlimited"""
+    @_builtins.property
+    def price(self) -> Global___Price:
+        """unset: free, or no price to show (price_unavailable says why)"""
+
+    @_builtins.property
+    def caps(self) -> Global___MetricCaps: ...
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        name: _builtins.str = ...,
+        paid: _builtins.bool = ...,
+        price_id: _builtins.str = ...,
+        price: Global___Price | None = ...,
+        price_available: _builtins.bool = ...,
+        price_unavailable: _builtins.str = ...,
+        trial_days: _builtins.int = ...,
+        caps: Global___MetricCaps | None = ...,
+        max_seats: _builtins.int = ...,
+        rate_limit_per_minute: _builtins.int = ...,
+        org_rate_limit_per_minute: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["caps", b"caps", "price", b"price"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["caps", b"caps", "id", b"id", "max_seats", b"max_seats", "name", b"name", "org_rate_limit_per_minute", b"org_rate_limit_per_minute", "paid", b"paid", "price", b"price", "price_available", b"price_available", "price_id", b"price_id", "price_unavailable", b"price_unavailable", "rate_limit_per_minute", b"rate_limit_per_minute", "trial_days", b"trial_days"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Plan: _TypeAlias = Plan  # noqa: Y015
+
+@_typing.final
+class MetricCaps(_message.Message):
+    """Per billing period; -1 unlimited, 0 = the plan lacks the feature."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANALYSES_FIELD_NUMBER: _builtins.int
+    REPOSITORIES_FIELD_NUMBER: _builtins.int
+    AI_TOKENS_FIELD_NUMBER: _builtins.int
+    analyses: _builtins.int
+    repositories: _builtins.int
+    ai_tokens: _builtins.int
+    def __init__(
+        self,
+        *,
+        analyses: _builtins.int = ...,
+        repositories: _builtins.int = ...,
+        ai_tokens: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ai_tokens", b"ai_tokens", "analyses", b"analyses", "repositories", b"repositories"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___MetricCaps: _TypeAlias = MetricCaps  # noqa: Y015
+
+@_typing.final
+class Price(_message.Message):
+    """The provider's price object, the fields shown (amounts in the currency's smallest unit)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    CURRENCY_FIELD_NUMBER: _builtins.int
+    UNIT_AMOUNT_FIELD_NUMBER: _builtins.int
+    UNIT_AMOUNT_DECIMAL_FIELD_NUMBER: _builtins.int
+    BILLING_SCHEME_FIELD_NUMBER: _builtins.int
+    PRODUCT_FIELD_NUMBER: _builtins.int
+    NICKNAME_FIELD_NUMBER: _builtins.int
+    ACTIVE_FIELD_NUMBER: _builtins.int
+    INTERVAL_FIELD_NUMBER: _builtins.int
+    INTERVAL_COUNT_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    currency: _builtins.str
+    unit_amount: _builtins.int
+    """unset for tiered prices"""
+    unit_amount_decimal: _builtins.str
+    billing_scheme: _builtins.str
+    product: _builtins.str
+    nickname: _builtins.str
+    active: _builtins.bool
+    interval: _builtins.str
+    """unset for one-time prices"""
+    interval_count: _builtins.int
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        currency: _builtins.str = ...,
+        unit_amount: _builtins.int | None = ...,
+        unit_amount_decimal: _builtins.str | None = ...,
+        billing_scheme: _builtins.str = ...,
+        product: _builtins.str = ...,
+        nickname: _builtins.str | None = ...,
+        active: _builtins.bool = ...,
+        interval: _builtins.str | None = ...,
+        interval_count: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_interval", b"_interval", "_interval_count", b"_interval_count", "_nickname", b"_nickname", "_unit_amount", b"_unit_amount", "_unit_amount_decimal", b"_unit_amount_decimal", "interval", b"interval", "interval_count", b"interval_count", "nickname", b"nickname", "unit_amount", b"unit_amount", "unit_amount_decimal", b"unit_amount_decimal"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_interval", b"_interval", "_interval_count", b"_interval_count", "_nickname", b"_nickname", "_unit_amount", b"_unit_amount", "_unit_amount_decimal", b"_unit_amount_decimal", "active", b"active", "billing_scheme", b"billing_scheme", "currency", b"currency", "id", b"id", "interval", b"interval", "interval_count", b"interval_count", "nickname", b"nickname", "product", b"product", "unit_amount", b"unit_amount", "unit_amount_decimal", b"unit_amount_decimal"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__interval: _TypeAlias = _typing.Literal["interval"]  # noqa: Y015
+    _WhichOneofArgType__interval: _TypeAlias = _typing.Literal["_interval", b"_interval"]  # noqa: Y015
+    _WhichOneofReturnType__interval_count: _TypeAlias = _typing.Literal["interval_count"]  # noqa: Y015
+    _WhichOneofArgType__interval_count: _TypeAlias = _typing.Literal["_interval_count", b"_interval_count"]  # noqa: Y015
+    _WhichOneofReturnType__nickname: _TypeAlias = _typing.Literal["nickname"]  # noqa: Y015
+    _WhichOneofArgType__nickname: _TypeAlias = _typing.Literal["_nickname", b"_nickname"]  # noqa: Y015
+    _WhichOneofReturnType__unit_amount: _TypeAlias = _typing.Literal["unit_amount"]  # noqa: Y015
+    _WhichOneofArgType__unit_amount: _TypeAlias = _typing.Literal["_unit_amount", b"_unit_amount"]  # noqa: Y015
+    _WhichOneofReturnType__unit_amount_decimal: _TypeAlias = _typing.Literal["unit_amount_decimal"]  # noqa: Y015
+    _WhichOneofArgType__unit_amount_decimal: _TypeAlias = _typing.Literal["_unit_amount_decimal", b"_unit_amount_decimal"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__interval) -> _WhichOneofReturnType__interval | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__interval_count) -> _WhichOneofReturnType__interval_count | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__nickname) -> _WhichOneofReturnType__nickname | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__unit_amount) -> _WhichOneofReturnType__unit_amount | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__unit_amount_decimal) -> _WhichOneofReturnType__unit_amount_decimal | None: ...
+
+Global___Price: _TypeAlias = Price  # noqa: Y015
+
+@_typing.final
+class PlanList(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PLANS_FIELD_NUMBER: _builtins.int
+    CURRENCY_NOTE_FIELD_NUMBER: _builtins.int
+    currency_note: _builtins.str
+    @_builtins.property
+    def plans(self) -> _containers.RepeatedCompositeFieldContainer[Global___Plan]: ...
+    def __init__(
+        self,
+        *,
+        plans: _abc.Iterable[Global___Plan] | None = ...,
+        currency_note: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["currency_note", b"currency_note", "plans", b"plans"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PlanList: _TypeAlias = PlanList  # noqa: Y015
+
+@_typing.final
+class MetricUsage(_message.Message):
+    """One metric against the plan's cap in the current period."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USED_FIELD_NUMBER: _builtins.int
+    CAP_FIELD_NUMBER: _builtins.int
+    REMAINING_FIELD_NUMBER: _builtins.int
+    used: _builtins.int
+    """unset for repositories: the indexer counts them"""
+    cap: _builtins.int
+    """-1 unlimited"""
+    remaining: _builtins.int
+    """unset when unlimited (or used unknown)"""
+    def __init__(
+        self,
+        *,
+        used: _builtins.int | None = ...,
+        cap: _builtins.int = ...,
+        remaining: _builtins.int | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_remaining", b"_remaining", "_used", b"_used", "remaining", b"remaining", "used", b"used"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_remaining", b"_remaining", "_used", b"_used", "cap", b"cap", "remaining", b"remaining", "used", b"used"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__remaining: _TypeAlias = _typing.Literal["remaining"]  # noqa: Y015
+    _WhichOneofArgType__remaining: _TypeAlias = _typing.Literal["_remaining", b"_remaining"]  # noqa: Y015
+    _WhichOneofReturnType__used: _TypeAlias = _typing.Literal["used"]  # noqa: Y015
+    _WhichOneofArgType__used: _TypeAlias = _typing.Literal["_used", b"_used"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__remaining) -> _WhichOneofReturnType__remaining | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__used) -> _WhichOneofReturnType__used | None: ...
+
+Global___MetricUsage: _TypeAlias = MetricUsage  # noqa: Y015
+
+@_typing.final
+class UsageAgainstCaps(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ANALYSES_FIELD_NUMBER: _builtins.int
+    REPOSITORIES_FIELD_NUMBER: _builtins.int
+    AI_TOKENS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def analyses(self) -> Global___MetricUsage: ...
+    @_builtins.property
+    def repositories(self) -> Global___MetricUsage: ...
+    @_builtins.property
+    def ai_tokens(self) -> Global___MetricUsage: ...
+    def __init__(
+        self,
+        *,
+        analyses: Global___MetricUsage | None = ...,
+        repositories: Global___MetricUsage | None = ...,
+        ai_tokens: Global___MetricUsage | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["ai_tokens", b"ai_tokens", "analyses", b"analyses", "repositories", b"repositories"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["ai_tokens", b"ai_tokens", "analyses", b"analyses", "repositories", b"repositories"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UsageAgainstCaps: _TypeAlias = UsageAgainstCaps  # noqa: Y015
+
+@_typing.final
+class RateLimits(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PER_MINUTE_FIELD_NUMBER: _builtins.int
+    ORG_PER_MINUTE_FIELD_NUMBER: _builtins.int
+    per_minute: _builtins.int
+    """per token; 0 unlimited"""
+    org_per_minute: _builtins.int
+    """per organization; 0 unlimited"""
+    def __init__(
+        self,
+        *,
+        per_minute: _builtins.int = ...,
+        org_per_minute: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["org_per_minute", b"org_per_minute", "per_minute", b"per_minute"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RateLimits: _TypeAlias = RateLimits  # noqa: Y015
+
+@_typing.final
+class AccountStatus(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OWNER_FIELD_NUMBER: _builtins.int
+    PLAN_FIELD_NUMBER: _builtins.int
+    PLAN_NAME_FIELD_NUMBER: _builtins.int
+    EFFECTIVE_PLAN_FIELD_NUMBER: _builtins.int
+    STATUS_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    CURRENT_PERIOD_END_FIELD_NUMBER: _builtins.int
+    CANCEL_AT_PERIOD_END_FIELD_NUMBER: _builtins.int
+    TRIAL_END_FIELD_NUMBER: _builtins.int
+    TRIAL_USED_FIELD_NUMBER: _builtins.int
+    CUSTOMER_LINKED_FIELD_NUMBER: _builtins.int
+    RATE_LIMIT_FIELD_NUMBER: _builtins.int
+    PERIOD_START_FIELD_NUMBER: _builtins.int
+    PERIOD_END_FIELD_NUMBER: _builtins.int
+    USAGE_FIELD_NUMBER: _builtins.int
+    owner: _builtins.str
+    """"user:<id>" | "org:<id>" """
+    plan: _builtins.str
+    """subscribed"""
+    plan_name: _builtins.str
+    effective_plan: _builtins.str
+    """the one whose caps apply (free unless the status is live)"""
+    status: _builtins.str
+    seats: _builtins.int
+    cancel_at_period_end: _builtins.bool
+    trial_used: _builtins.bool
+    customer_linked: _builtins.bool
+    @_builtins.property
+    def current_period_end(self) -> _timestamp_pb2.Timestamp:
+        """unset without a subscription"""
+
+    @_builtins.property
+    def trial_end(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def rate_limit(self) -> Global___RateLimits: ...
+    @_builtins.property
+    def period_start(self) -> _timestamp_pb2.Timestamp:
+        """the usage period: the provider's, or the calendar month"""
+
+    @_builtins.property
+    def period_end(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def usage(self) -> Global___UsageAgainstCaps: ...
+    def __init__(
+        self,
+        *,
+        owner: _builtins.str = ...,
+        plan: _builtins.str = ...,
+        plan_name: _builtins.str = ...,
+        effective_plan: _builtins.str = ...,
+        status: _builtins.str = ...,
+        seats: _builtins.int = ...,
+        current_period_end: _timestamp_pb2.Timestamp | None = ...,
+        cancel_at_period_end: _builtins.bool = ...,
+        trial_end: _timestamp_pb2.Timestamp | None = ...,
+        trial_used: _builtins.bool = ...,
+        customer_linked: _builtins.bool = ...,
+        rate_limit: Global___RateLimits | None = ...,
+        period_start: _timestamp_pb2.Timestamp | None = ...,
+        period_end: _timestamp_pb2.Timestamp | None = ...,
+        usage: Global___UsageAgainstCaps | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["current_period_end", b"current_period_end", "period_end", b"period_end", "period_start", b"period_start", "rate_limit", b"rate_limit", "trial_end", b"trial_end", "usage", b"usage"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cancel_at_period_end", b"cancel_at_period_end", "current_period_end", b"current_period_end", "customer_linked", b"customer_linked", "effective_plan", b"effective_plan", "owner", b"owner", "period_end", b"period_end", "period_start", b"period_start", "plan", b"plan", "plan_name", b"plan_name", "rate_limit", b"rate_limit", "seats", b"seats", "status", b"status", "trial_end", b"trial_end", "trial_used", b"trial_used", "usage", b"usage"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___AccountStatus: _TypeAlias = AccountStatus  # noqa: Y015
+
+@_typing.final
+class UsageRecord(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    METRIC_FIELD_NUMBER: _builtins.int
+    AMOUNT_FIELD_NUMBER: _builtins.int
+    SOURCE_ID_FIELD_NUMBER: _builtins.int
+    DETAIL_FIELD_NUMBER: _builtins.int
+    USER_ID_FIELD_NUMBER: _builtins.int
+    OCCURRED_AT_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    metric: _builtins.str
+    """analyses | ai_tokens"""
+    amount: _builtins.int
+    source_id: _builtins.str
+    """the audit id, the AI call's request id"""
+    detail: _builtins.str
+    user_id: _builtins.str
+    @_builtins.property
+    def occurred_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        metric: _builtins.str = ...,
+        amount: _builtins.int = ...,
+        source_id: _builtins.str = ...,
+        detail: _builtins.str = ...,
+        user_id: _builtins.str = ...,
+        occurred_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["occurred_at", b"occurred_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["amount", b"amount", "detail", b"detail", "id", b"id", "metric", b"metric", "occurred_at", b"occurred_at", "source_id", b"source_id", "user_id", b"user_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___UsageRecord: _TypeAlias = UsageRecord  # noqa: Y015
+
+@_typing.final
+class Usage(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    OWNER_FIELD_NUMBER: _builtins.int
+    PLAN_FIELD_NUMBER: _builtins.int
+    PERIOD_START_FIELD_NUMBER: _builtins.int
+    PERIOD_END_FIELD_NUMBER: _builtins.int
+    USAGE_FIELD_NUMBER: _builtins.int
+    RECORDS_FIELD_NUMBER: _builtins.int
+    TRUNCATED_FIELD_NUMBER: _builtins.int
+    owner: _builtins.str
+    plan: _builtins.str
+    """effective"""
+    truncated: _builtins.bool
+    @_builtins.property
+    def period_start(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def period_end(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def usage(self) -> Global___UsageAgainstCaps: ...
+    @_builtins.property
+    def records(self) -> _containers.RepeatedCompositeFieldContainer[Global___UsageRecord]:
+        """newest first, at most 1000"""
+
+    def __init__(
+        self,
+        *,
+        owner: _builtins.str = ...,
+        plan: _builtins.str = ...,
+        period_start: _timestamp_pb2.Timestamp | None = ...,
+        period_end: _timestamp_pb2.Timestamp | None = ...,
+        usage: Global___UsageAgainstCaps | None = ...,
+        records: _abc.Iterable[Global___UsageRecord] | None = ...,
+        truncated: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["period_end", b"period_end", "period_start", b"period_start", "usage", b"usage"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["owner", b"owner", "period_end", b"period_end", "period_start", b"period_start", "plan", b"plan", "records", b"records", "truncated", b"truncated", "usage", b"usage"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Usage: _TypeAlias = Usage  # noqa: Y015
+
+@_typing.final
+class CheckoutSession(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    URL_FIELD_NUMBER: _builtins.int
+    EXPIRES_AT_FIELD_NUMBER: _builtins.int
+    PLAN_FIELD_NUMBER: _builtins.int
+    SEATS_FIELD_NUMBER: _builtins.int
+    TRIAL_DAYS_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    url: _builtins.str
+    """the provider's hosted checkout page"""
+    plan: _builtins.str
+    seats: _builtins.int
+    trial_days: _builtins.int
+    """0 without a trial"""
+    @_builtins.property
+    def expires_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        url: _builtins.str | None = ...,
+        expires_at: _timestamp_pb2.Timestamp | None = ...,
+        plan: _builtins.str = ...,
+        seats: _builtins.int = ...,
+        trial_days: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_url", b"_url", "expires_at", b"expires_at", "url", b"url"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_url", b"_url", "expires_at", b"expires_at", "id", b"id", "plan", b"plan", "seats", b"seats", "trial_days", b"trial_days", "url", b"url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__url: _TypeAlias = _typing.Literal["url"]  # noqa: Y015
+    _WhichOneofArgType__url: _TypeAlias = _typing.Literal["_url", b"_url"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__url) -> _WhichOneofReturnType__url | None: ...
+
+Global___CheckoutSession: _TypeAlias = CheckoutSession  # noqa: Y015
+
+@_typing.final
+class PortalSession(_message.Message):
+    """As the provider answered (unset: it gave none)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    URL_FIELD_NUMBER: _builtins.int
+    RETURN_URL_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    url: _builtins.str
+    return_url: _builtins.str
+    def __init__(
+        self,
+        *,
+        id: _builtins.str | None = ...,
+        url: _builtins.str | None = ...,
+        return_url: _builtins.str | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_id", b"_id", "_return_url", b"_return_url", "_url", b"_url", "id", b"id", "return_url", b"return_url", "url", b"url"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_id", b"_id", "_return_url", b"_return_url", "_url", b"_url", "id", b"id", "return_url", b"return_url", "url", b"url"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__id: _TypeAlias = _typing.Literal["id"]  # noqa: Y015
+    _WhichOneofArgType__id: _TypeAlias = _typing.Literal["_id", b"_id"]  # noqa: Y015
+    _WhichOneofReturnType__return_url: _TypeAlias = _typing.Literal["return_url"]  # noqa: Y015
+    _WhichOneofArgType__return_url: _TypeAlias = _typing.Literal["_return_url", b"_return_url"]  # noqa: Y015
+    _WhichOneofReturnType__url: _TypeAlias = _typing.Literal["url"]  # noqa: Y015
+    _WhichOneofArgType__url: _TypeAlias = _typing.Literal["_url", b"_url"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__id) -> _WhichOneofReturnType__id | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__return_url) -> _WhichOneofReturnType__return_url | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__url) -> _WhichOneofReturnType__url | None: ...
+
+Global___PortalSession: _TypeAlias = PortalSession  # noqa: Y015
 
 @_typing.final
 class SwitchPlanRequest(_message.Message):

@@ -4,7 +4,6 @@ import grpc
 import warnings
 
 from services.contracts.v1 import billing_pb2 as services_dot_contracts_dot_v1_dot_billing__pb2
-from services.contracts.v1 import common_pb2 as services_dot_contracts_dot_v1_dot_common__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -118,27 +117,27 @@ class BillingServiceStub:
         self.ListPlans = channel.unary_unary(
                 '/services.contracts.v1.BillingService/ListPlans',
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.ListPlansRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.PlanList.FromString,
                 _registered_method=True)
         self.GetAccountStatus = channel.unary_unary(
                 '/services.contracts.v1.BillingService/GetAccountStatus',
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountStatus.FromString,
                 _registered_method=True)
         self.GetUsage = channel.unary_unary(
                 '/services.contracts.v1.BillingService/GetUsage',
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.Usage.FromString,
                 _registered_method=True)
         self.StartCheckout = channel.unary_unary(
                 '/services.contracts.v1.BillingService/StartCheckout',
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.CheckoutRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.CheckoutSession.FromString,
                 _registered_method=True)
         self.OpenBillingPortal = channel.unary_unary(
                 '/services.contracts.v1.BillingService/OpenBillingPortal',
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.PortalSession.FromString,
                 _registered_method=True)
         self.SwitchPlan = channel.unary_unary(
                 '/services.contracts.v1.BillingService/SwitchPlan',
@@ -444,27 +443,27 @@ def add_BillingServiceServicer_to_server(servicer, server):
             'ListPlans': grpc.unary_unary_rpc_method_handler(
                     servicer.ListPlans,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.ListPlansRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.PlanList.SerializeToString,
             ),
             'GetAccountStatus': grpc.unary_unary_rpc_method_handler(
                     servicer.GetAccountStatus,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountStatus.SerializeToString,
             ),
             'GetUsage': grpc.unary_unary_rpc_method_handler(
                     servicer.GetUsage,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.Usage.SerializeToString,
             ),
             'StartCheckout': grpc.unary_unary_rpc_method_handler(
                     servicer.StartCheckout,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.CheckoutRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.CheckoutSession.SerializeToString,
             ),
             'OpenBillingPortal': grpc.unary_unary_rpc_method_handler(
                     servicer.OpenBillingPortal,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.PortalSession.SerializeToString,
             ),
             'SwitchPlan': grpc.unary_unary_rpc_method_handler(
                     servicer.SwitchPlan,
@@ -960,7 +959,7 @@ class BillingService:
             target,
             '/services.contracts.v1.BillingService/ListPlans',
             services_dot_contracts_dot_v1_dot_billing__pb2.ListPlansRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.PlanList.FromString,
             options,
             channel_credentials,
             insecure,
@@ -987,7 +986,7 @@ class BillingService:
             target,
             '/services.contracts.v1.BillingService/GetAccountStatus',
             services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.AccountStatus.FromString,
             options,
             channel_credentials,
             insecure,
@@ -1014,7 +1013,7 @@ class BillingService:
             target,
             '/services.contracts.v1.BillingService/GetUsage',
             services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.Usage.FromString,
             options,
             channel_credentials,
             insecure,
@@ -1041,7 +1040,7 @@ class BillingService:
             target,
             '/services.contracts.v1.BillingService/StartCheckout',
             services_dot_contracts_dot_v1_dot_billing__pb2.CheckoutRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.CheckoutSession.FromString,
             options,
             channel_credentials,
             insecure,
@@ -1068,7 +1067,7 @@ class BillingService:
             target,
             '/services.contracts.v1.BillingService/OpenBillingPortal',
             services_dot_contracts_dot_v1_dot_billing__pb2.AccountRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.PortalSession.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,7 +8,6 @@ subscriptions, usage. Version 1.
 from collections import abc as _abc
 from grpc import aio as _aio
 from services.contracts.v1 import billing_pb2 as _billing_pb2
-from services.contracts.v1 import common_pb2 as _common_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys
@@ -53,12 +52,12 @@ class BillingServiceStub:
     ListInvitations: _grpc.UnaryUnaryMultiCallable[_billing_pb2.ListInvitationsRequest, _billing_pb2.ListInvitationsResponse]
     """The caller's own pending invitations, and accepting or declining one (any user)."""
     AnswerInvitation: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AnswerInvitationRequest, _billing_pb2.InvitationResponse]
-    ListPlans: _grpc.UnaryUnaryMultiCallable[_billing_pb2.ListPlansRequest, _common_pb2.JsonDocument]
+    ListPlans: _grpc.UnaryUnaryMultiCallable[_billing_pb2.ListPlansRequest, _billing_pb2.PlanList]
     """Plans and subscriptions"""
-    GetAccountStatus: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]
-    GetUsage: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]
-    StartCheckout: _grpc.UnaryUnaryMultiCallable[_billing_pb2.CheckoutRequest, _common_pb2.JsonDocument]
-    OpenBillingPortal: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]
+    GetAccountStatus: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.AccountStatus]
+    GetUsage: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.Usage]
+    StartCheckout: _grpc.UnaryUnaryMultiCallable[_billing_pb2.CheckoutRequest, _billing_pb2.CheckoutSession]
+    OpenBillingPortal: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.PortalSession]
     SwitchPlan: _grpc.UnaryUnaryMultiCallable[_billing_pb2.SwitchPlanRequest, _billing_pb2.SubscriptionResponse]
     CancelSubscription: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.SubscriptionResponse]
     ReactivateSubscription: _grpc.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.SubscriptionResponse]
@@ -97,12 +96,12 @@ class BillingServiceAsyncStub(BillingServiceStub):
     ListInvitations: _aio.UnaryUnaryMultiCallable[_billing_pb2.ListInvitationsRequest, _billing_pb2.ListInvitationsResponse]  # type: ignore[assignment]
     """The caller's own pending invitations, and accepting or declining one (any user)."""
     AnswerInvitation: _aio.UnaryUnaryMultiCallable[_billing_pb2.AnswerInvitationRequest, _billing_pb2.InvitationResponse]  # type: ignore[assignment]
-    ListPlans: _aio.UnaryUnaryMultiCallable[_billing_pb2.ListPlansRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
+    ListPlans: _aio.UnaryUnaryMultiCallable[_billing_pb2.ListPlansRequest, _billing_pb2.PlanList]  # type: ignore[assignment]
     """Plans and subscriptions"""
-    GetAccountStatus: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    GetUsage: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    StartCheckout: _aio.UnaryUnaryMultiCallable[_billing_pb2.CheckoutRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    OpenBillingPortal: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
+    GetAccountStatus: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.AccountStatus]  # type: ignore[assignment]
+    GetUsage: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.Usage]  # type: ignore[assignment]
+    StartCheckout: _aio.UnaryUnaryMultiCallable[_billing_pb2.CheckoutRequest, _billing_pb2.CheckoutSession]  # type: ignore[assignment]
+    OpenBillingPortal: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.PortalSession]  # type: ignore[assignment]
     SwitchPlan: _aio.UnaryUnaryMultiCallable[_billing_pb2.SwitchPlanRequest, _billing_pb2.SubscriptionResponse]  # type: ignore[assignment]
     CancelSubscription: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.SubscriptionResponse]  # type: ignore[assignment]
     ReactivateSubscription: _aio.UnaryUnaryMultiCallable[_billing_pb2.AccountRequest, _billing_pb2.SubscriptionResponse]  # type: ignore[assignment]
@@ -240,7 +239,7 @@ class BillingServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _billing_pb2.ListPlansRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]:
+    ) -> _typing.Union[_billing_pb2.PlanList, _abc.Awaitable[_billing_pb2.PlanList]]:
         """Plans and subscriptions"""
 
     @_abc_1.abstractmethod
@@ -248,28 +247,28 @@ class BillingServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _billing_pb2.AccountRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_billing_pb2.AccountStatus, _abc.Awaitable[_billing_pb2.AccountStatus]]: ...
 
     @_abc_1.abstractmethod
     def GetUsage(
         self,
         request: _billing_pb2.AccountRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_billing_pb2.Usage, _abc.Awaitable[_billing_pb2.Usage]]: ...
 
     @_abc_1.abstractmethod
     def StartCheckout(
         self,
         request: _billing_pb2.CheckoutRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_billing_pb2.CheckoutSession, _abc.Awaitable[_billing_pb2.CheckoutSession]]: ...
 
     @_abc_1.abstractmethod
     def OpenBillingPortal(
         self,
         request: _billing_pb2.AccountRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_billing_pb2.PortalSession, _abc.Awaitable[_billing_pb2.PortalSession]]: ...
 
     @_abc_1.abstractmethod
     def SwitchPlan(

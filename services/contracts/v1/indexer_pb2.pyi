@@ -8,6 +8,7 @@ and history (what the code is). Version 1.
 from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
 from services.contracts.v1 import common_pb2 as _common_pb2
 import builtins as _builtins
@@ -428,6 +429,556 @@ class ReadRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___ReadRequest: _TypeAlias = ReadRequest  # noqa: Y015
+
+@_typing.final
+class Domain(_message.Message):
+    """---- the read documents of the current snapshot (docs/indexing.md, "Reads")
+
+    A major area of the repository (services/indexer/structure.py).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NAME_FIELD_NUMBER: _builtins.int
+    PATH_PREFIX_FIELD_NUMBER: _builtins.int
+    FILE_COUNT_FIELD_NUMBER: _builtins.int
+    TEST_FILE_COUNT_FIELD_NUMBER: _builtins.int
+    LINE_COUNT_FIELD_NUMBER: _builtins.int
+    LANGUAGES_FIELD_NUMBER: _builtins.int
+    name: _builtins.str
+    path_prefix: _builtins.str
+    """"" for the (root) domain, else a directory ending in "/" """
+    file_count: _builtins.int
+    test_file_count: _builtins.int
+    line_count: _builtins.int
+    @_builtins.property
+    def languages(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """most files first"""
+
+    def __init__(
+        self,
+        *,
+        name: _builtins.str = ...,
+        path_prefix: _builtins.str = ...,
+        file_count: _builtins.int = ...,
+        test_file_count: _builtins.int = ...,
+        line_count: _builtins.int = ...,
+        languages: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["file_count", b"file_count", "languages", b"languages", "line_count", b"line_count", "name", b"name", "path_prefix", b"path_prefix", "test_file_count", b"test_file_count"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Domain: _TypeAlias = Domain  # noqa: Y015
+
+@_typing.final
+class Domains(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    DOMAINS_FIELD_NUMBER: _builtins.int
+    TOTAL_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    commit: _builtins.str
+    total: _builtins.int
+    @_builtins.property
+    def domains(self) -> _containers.RepeatedCompositeFieldContainer[Global___Domain]: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        domains: _abc.Iterable[Global___Domain] | None = ...,
+        total: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "domains", b"domains", "repository_id", b"repository_id", "total", b"total"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Domains: _TypeAlias = Domains  # noqa: Y015
+
+@_typing.final
+class Segment(_message.Message):
+    """A group inside a domain: a directory or a layer-named module."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    NAME_FIELD_NUMBER: _builtins.int
+    PATH_PREFIX_FIELD_NUMBER: _builtins.int
+    KIND_FIELD_NUMBER: _builtins.int
+    FILE_COUNT_FIELD_NUMBER: _builtins.int
+    domain: _builtins.str
+    name: _builtins.str
+    """"." for the files directly in the domain's directory"""
+    path_prefix: _builtins.str
+    """directory ("a/b/") or module path without extension ("a/models")"""
+    kind: _builtins.str
+    """a layer (api, models, services, ...) or "package" / "module" """
+    file_count: _builtins.int
+    def __init__(
+        self,
+        *,
+        domain: _builtins.str = ...,
+        name: _builtins.str = ...,
+        path_prefix: _builtins.str = ...,
+        kind: _builtins.str = ...,
+        file_count: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["domain", b"domain", "file_count", b"file_count", "kind", b"kind", "name", b"name", "path_prefix", b"path_prefix"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Segment: _TypeAlias = Segment  # noqa: Y015
+
+@_typing.final
+class Segments(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    SEGMENTS_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    commit: _builtins.str
+    @_builtins.property
+    def segments(self) -> _containers.RepeatedCompositeFieldContainer[Global___Segment]: ...
+    @_builtins.property
+    def page(self) -> _common_pb2.PageInfo: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        segments: _abc.Iterable[Global___Segment] | None = ...,
+        page: _common_pb2.PageInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "page", b"page", "repository_id", b"repository_id", "segments", b"segments"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Segments: _TypeAlias = Segments  # noqa: Y015
+
+@_typing.final
+class NetworkNode(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    IN_DEGREE_FIELD_NUMBER: _builtins.int
+    OUT_DEGREE_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    domain: _builtins.str
+    in_degree: _builtins.int
+    """distinct files importing this one"""
+    out_degree: _builtins.int
+    """distinct files this one imports"""
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        domain: _builtins.str = ...,
+        in_degree: _builtins.int = ...,
+        out_degree: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["domain", b"domain", "in_degree", b"in_degree", "out_degree", b"out_degree", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NetworkNode: _TypeAlias = NetworkNode  # noqa: Y015
+
+@_typing.final
+class NetworkEdge(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SOURCE_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    WEIGHT_FIELD_NUMBER: _builtins.int
+    source: _builtins.str
+    target: _builtins.str
+    weight: _builtins.int
+    """import statements"""
+    def __init__(
+        self,
+        *,
+        source: _builtins.str = ...,
+        target: _builtins.str = ...,
+        weight: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["source", b"source", "target", b"target", "weight", b"weight"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NetworkEdge: _TypeAlias = NetworkEdge  # noqa: Y015
+
+@_typing.final
+class GroupEdge(_message.Message):
+    """Imports aggregated between domains or between layers."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SOURCE_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    WEIGHT_FIELD_NUMBER: _builtins.int
+    REVERSE_FIELD_NUMBER: _builtins.int
+    source: _builtins.str
+    target: _builtins.str
+    weight: _builtins.int
+    reverse: _builtins.bool
+    """the target group also imports the source group"""
+    def __init__(
+        self,
+        *,
+        source: _builtins.str = ...,
+        target: _builtins.str = ...,
+        weight: _builtins.int = ...,
+        reverse: _builtins.bool = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reverse", b"reverse", "source", b"source", "target", b"target", "weight", b"weight"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___GroupEdge: _TypeAlias = GroupEdge  # noqa: Y015
+
+@_typing.final
+class ImportCycle(_message.Message):
+    """A strongly connected component of more than one file, its paths sorted."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATHS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def paths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        paths: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["paths", b"paths"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ImportCycle: _TypeAlias = ImportCycle  # noqa: Y015
+
+@_typing.final
+class NetworkCounts(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    NODES_FIELD_NUMBER: _builtins.int
+    EDGES_FIELD_NUMBER: _builtins.int
+    CYCLES_FIELD_NUMBER: _builtins.int
+    nodes: _builtins.int
+    edges: _builtins.int
+    cycles: _builtins.int
+    def __init__(
+        self,
+        *,
+        nodes: _builtins.int = ...,
+        edges: _builtins.int = ...,
+        cycles: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cycles", b"cycles", "edges", b"edges", "nodes", b"nodes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___NetworkCounts: _TypeAlias = NetworkCounts  # noqa: Y015
+
+@_typing.final
+class Network(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    NODES_FIELD_NUMBER: _builtins.int
+    EDGES_FIELD_NUMBER: _builtins.int
+    CYCLES_FIELD_NUMBER: _builtins.int
+    DOMAIN_EDGES_FIELD_NUMBER: _builtins.int
+    LAYER_EDGES_FIELD_NUMBER: _builtins.int
+    COUNTS_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    commit: _builtins.str
+    @_builtins.property
+    def nodes(self) -> _containers.RepeatedCompositeFieldContainer[Global___NetworkNode]:
+        """nodes and edges are paged together"""
+
+    @_builtins.property
+    def edges(self) -> _containers.RepeatedCompositeFieldContainer[Global___NetworkEdge]: ...
+    @_builtins.property
+    def cycles(self) -> _containers.RepeatedCompositeFieldContainer[Global___ImportCycle]: ...
+    @_builtins.property
+    def domain_edges(self) -> _containers.RepeatedCompositeFieldContainer[Global___GroupEdge]: ...
+    @_builtins.property
+    def layer_edges(self) -> _containers.RepeatedCompositeFieldContainer[Global___GroupEdge]: ...
+    @_builtins.property
+    def counts(self) -> Global___NetworkCounts: ...
+    @_builtins.property
+    def page(self) -> _common_pb2.PageInfo: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        nodes: _abc.Iterable[Global___NetworkNode] | None = ...,
+        edges: _abc.Iterable[Global___NetworkEdge] | None = ...,
+        cycles: _abc.Iterable[Global___ImportCycle] | None = ...,
+        domain_edges: _abc.Iterable[Global___GroupEdge] | None = ...,
+        layer_edges: _abc.Iterable[Global___GroupEdge] | None = ...,
+        counts: Global___NetworkCounts | None = ...,
+        page: _common_pb2.PageInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["counts", b"counts", "page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "counts", b"counts", "cycles", b"cycles", "domain_edges", b"domain_edges", "edges", b"edges", "layer_edges", b"layer_edges", "nodes", b"nodes", "page", b"page", "repository_id", b"repository_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___Network: _TypeAlias = Network  # noqa: Y015
+
+@_typing.final
+class FileHistory(_message.Message):
+    """One file's activity over the history read (services/indexer/history.py)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    COMMITS_FIELD_NUMBER: _builtins.int
+    AUTHORS_FIELD_NUMBER: _builtins.int
+    ADDED_FIELD_NUMBER: _builtins.int
+    DELETED_FIELD_NUMBER: _builtins.int
+    CHURN_FIELD_NUMBER: _builtins.int
+    FIX_COMMITS_FIELD_NUMBER: _builtins.int
+    FIRST_TIMESTAMP_FIELD_NUMBER: _builtins.int
+    LAST_TIMESTAMP_FIELD_NUMBER: _builtins.int
+    LAST_SHA_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    commits: _builtins.int
+    authors: _builtins.int
+    """distinct author emails"""
+    added: _builtins.int
+    deleted: _builtins.int
+    churn: _builtins.int
+    """added + deleted"""
+    fix_commits: _builtins.int
+    last_sha: _builtins.str
+    @_builtins.property
+    def first_timestamp(self) -> _timestamp_pb2.Timestamp:
+        """author time of its oldest commit read"""
+
+    @_builtins.property
+    def last_timestamp(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        commits: _builtins.int = ...,
+        authors: _builtins.int = ...,
+        added: _builtins.int = ...,
+        deleted: _builtins.int = ...,
+        churn: _builtins.int = ...,
+        fix_commits: _builtins.int = ...,
+        first_timestamp: _timestamp_pb2.Timestamp | None = ...,
+        last_timestamp: _timestamp_pb2.Timestamp | None = ...,
+        last_sha: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["first_timestamp", b"first_timestamp", "last_timestamp", b"last_timestamp"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["added", b"added", "authors", b"authors", "churn", b"churn", "commits", b"commits", "deleted", b"deleted", "first_timestamp", b"first_timestamp", "fix_commits", b"fix_commits", "last_sha", b"last_sha", "last_timestamp", b"last_timestamp", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FileHistory: _TypeAlias = FileHistory  # noqa: Y015
+
+@_typing.final
+class HotSpot(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    SCORE_FIELD_NUMBER: _builtins.int
+    COMMITS_FIELD_NUMBER: _builtins.int
+    CHURN_FIELD_NUMBER: _builtins.int
+    FIX_COMMITS_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    score: _builtins.float
+    """(commits + fix_commits) * log2(1 + churn)"""
+    commits: _builtins.int
+    churn: _builtins.int
+    fix_commits: _builtins.int
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        score: _builtins.float = ...,
+        commits: _builtins.int = ...,
+        churn: _builtins.int = ...,
+        fix_commits: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["churn", b"churn", "commits", b"commits", "fix_commits", b"fix_commits", "path", b"path", "score", b"score"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HotSpot: _TypeAlias = HotSpot  # noqa: Y015
+
+@_typing.final
+class CoChangeRule(_message.Message):
+    """`target` changed in `support` of the commits that changed `source`."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SOURCE_FIELD_NUMBER: _builtins.int
+    TARGET_FIELD_NUMBER: _builtins.int
+    SUPPORT_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
+    source: _builtins.str
+    target: _builtins.str
+    support: _builtins.int
+    confidence: _builtins.float
+    def __init__(
+        self,
+        *,
+        source: _builtins.str = ...,
+        target: _builtins.str = ...,
+        support: _builtins.int = ...,
+        confidence: _builtins.float = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["confidence", b"confidence", "source", b"source", "support", b"support", "target", b"target"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CoChangeRule: _TypeAlias = CoChangeRule  # noqa: Y015
+
+@_typing.final
+class History(_message.Message):
+    """The history of the whole repository (no path asked), or of one file (ReadRequest.path)."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    DEPTH_FIELD_NUMBER: _builtins.int
+    COMMITS_FIELD_NUMBER: _builtins.int
+    REPOSITORY_FIELD_NUMBER: _builtins.int
+    SINGLE_FILE_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    commit: _builtins.str
+    depth: _builtins.int
+    """commits read at most"""
+    commits: _builtins.int
+    """commits read"""
+    @_builtins.property
+    def repository(self) -> Global___RepositoryHistory: ...
+    @_builtins.property
+    def single_file(self) -> Global___PathHistory: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        depth: _builtins.int = ...,
+        commits: _builtins.int = ...,
+        repository: Global___RepositoryHistory | None = ...,
+        single_file: Global___PathHistory | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["repository", b"repository", "single_file", b"single_file", "view", b"view"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "commits", b"commits", "depth", b"depth", "repository", b"repository", "repository_id", b"repository_id", "single_file", b"single_file", "view", b"view"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType_view: _TypeAlias = _typing.Literal["repository", "single_file"]  # noqa: Y015
+    _WhichOneofArgType_view: _TypeAlias = _typing.Literal["view", b"view"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType_view) -> _WhichOneofReturnType_view | None: ...
+
+Global___History: _TypeAlias = History  # noqa: Y015
+
+@_typing.final
+class RepositoryHistory(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    HUGE_COMMITS_FIELD_NUMBER: _builtins.int
+    HOT_SPOTS_FIELD_NUMBER: _builtins.int
+    COCHANGE_PAIRS_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    PAGE_FIELD_NUMBER: _builtins.int
+    huge_commits: _builtins.int
+    """left out of co-change: too many files, releases, formatter sweeps"""
+    cochange_pairs: _builtins.int
+    @_builtins.property
+    def hot_spots(self) -> _containers.RepeatedCompositeFieldContainer[Global___HotSpot]: ...
+    @_builtins.property
+    def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___FileHistory]: ...
+    @_builtins.property
+    def page(self) -> _common_pb2.PageInfo: ...
+    def __init__(
+        self,
+        *,
+        huge_commits: _builtins.int = ...,
+        hot_spots: _abc.Iterable[Global___HotSpot] | None = ...,
+        cochange_pairs: _builtins.int = ...,
+        files: _abc.Iterable[Global___FileHistory] | None = ...,
+        page: _common_pb2.PageInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["page", b"page"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cochange_pairs", b"cochange_pairs", "files", b"files", "hot_spots", b"hot_spots", "huge_commits", b"huge_commits", "page", b"page"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RepositoryHistory: _TypeAlias = RepositoryHistory  # noqa: Y015
+
+@_typing.final
+class PathHistory(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    FILE_FIELD_NUMBER: _builtins.int
+    COCHANGES_FIELD_NUMBER: _builtins.int
+    HOT_SPOT_RANK_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    hot_spot_rank: _builtins.int
+    """0 = not a hot spot"""
+    @_builtins.property
+    def file(self) -> Global___FileHistory:
+        """unset: in the snapshot, but not changed in the history read"""
+
+    @_builtins.property
+    def cochanges(self) -> _containers.RepeatedCompositeFieldContainer[Global___CoChangeRule]: ...
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        file: Global___FileHistory | None = ...,
+        cochanges: _abc.Iterable[Global___CoChangeRule] | None = ...,
+        hot_spot_rank: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["file", b"file"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["cochanges", b"cochanges", "file", b"file", "hot_spot_rank", b"hot_spot_rank", "path", b"path"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PathHistory: _TypeAlias = PathHistory  # noqa: Y015
 
 @_typing.final
 class StreamFactsRequest(_message.Message):

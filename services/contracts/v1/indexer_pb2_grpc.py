@@ -3,7 +3,6 @@
 import grpc
 import warnings
 
-from services.contracts.v1 import common_pb2 as services_dot_contracts_dot_v1_dot_common__pb2
 from services.contracts.v1 import indexer_pb2 as services_dot_contracts_dot_v1_dot_indexer__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -78,22 +77,22 @@ class IndexerServiceStub:
         self.GetDomains = channel.unary_unary(
                 '/services.contracts.v1.IndexerService/GetDomains',
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.Domains.FromString,
                 _registered_method=True)
         self.GetSegments = channel.unary_unary(
                 '/services.contracts.v1.IndexerService/GetSegments',
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.Segments.FromString,
                 _registered_method=True)
         self.GetNetwork = channel.unary_unary(
                 '/services.contracts.v1.IndexerService/GetNetwork',
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.Network.FromString,
                 _registered_method=True)
         self.GetHistory = channel.unary_unary(
                 '/services.contracts.v1.IndexerService/GetHistory',
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.History.FromString,
                 _registered_method=True)
         self.StreamFacts = channel.unary_stream(
                 '/services.contracts.v1.IndexerService/StreamFacts',
@@ -266,22 +265,22 @@ def add_IndexerServiceServicer_to_server(servicer, server):
             'GetDomains': grpc.unary_unary_rpc_method_handler(
                     servicer.GetDomains,
                     request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.Domains.SerializeToString,
             ),
             'GetSegments': grpc.unary_unary_rpc_method_handler(
                     servicer.GetSegments,
                     request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.Segments.SerializeToString,
             ),
             'GetNetwork': grpc.unary_unary_rpc_method_handler(
                     servicer.GetNetwork,
                     request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.Network.SerializeToString,
             ),
             'GetHistory': grpc.unary_unary_rpc_method_handler(
                     servicer.GetHistory,
                     request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.History.SerializeToString,
             ),
             'StreamFacts': grpc.unary_stream_rpc_method_handler(
                     servicer.StreamFacts,
@@ -546,7 +545,7 @@ class IndexerService:
             target,
             '/services.contracts.v1.IndexerService/GetDomains',
             services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_indexer__pb2.Domains.FromString,
             options,
             channel_credentials,
             insecure,
@@ -573,7 +572,7 @@ class IndexerService:
             target,
             '/services.contracts.v1.IndexerService/GetSegments',
             services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_indexer__pb2.Segments.FromString,
             options,
             channel_credentials,
             insecure,
@@ -600,7 +599,7 @@ class IndexerService:
             target,
             '/services.contracts.v1.IndexerService/GetNetwork',
             services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_indexer__pb2.Network.FromString,
             options,
             channel_credentials,
             insecure,
@@ -627,7 +626,7 @@ class IndexerService:
             target,
             '/services.contracts.v1.IndexerService/GetHistory',
             services_dot_contracts_dot_v1_dot_indexer__pb2.ReadRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_indexer__pb2.History.FromString,
             options,
             channel_credentials,
             insecure,

@@ -7,7 +7,6 @@ and history (what the code is). Version 1.
 
 from collections import abc as _abc
 from grpc import aio as _aio
-from services.contracts.v1 import common_pb2 as _common_pb2
 from services.contracts.v1 import indexer_pb2 as _indexer_pb2
 import abc as _abc_1
 import grpc as _grpc
@@ -45,10 +44,10 @@ class IndexerServiceStub:
     """How many repositories an owner (the caller or one of its organizations) has: the
     repository cap's "used" in the account status.
     """
-    GetDomains: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]
-    GetSegments: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]
-    GetNetwork: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]
-    GetHistory: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]
+    GetDomains: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.Domains]
+    GetSegments: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.Segments]
+    GetNetwork: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.Network]
+    GetHistory: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.History]
     StreamFacts: _grpc.UnaryStreamMultiCallable[_indexer_pb2.StreamFactsRequest, _indexer_pb2.FactsChunk]
     """For the analyzer: the snapshot's facts (streamed in chunks), one file's
     content and facts, and the changes between commits or staged in a worktree.
@@ -71,10 +70,10 @@ class IndexerServiceAsyncStub(IndexerServiceStub):
     """How many repositories an owner (the caller or one of its organizations) has: the
     repository cap's "used" in the account status.
     """
-    GetDomains: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    GetSegments: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    GetNetwork: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    GetHistory: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
+    GetDomains: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.Domains]  # type: ignore[assignment]
+    GetSegments: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.Segments]  # type: ignore[assignment]
+    GetNetwork: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.Network]  # type: ignore[assignment]
+    GetHistory: _aio.UnaryUnaryMultiCallable[_indexer_pb2.ReadRequest, _indexer_pb2.History]  # type: ignore[assignment]
     StreamFacts: _aio.UnaryStreamMultiCallable[_indexer_pb2.StreamFactsRequest, _indexer_pb2.FactsChunk]  # type: ignore[assignment]
     """For the analyzer: the snapshot's facts (streamed in chunks), one file's
     content and facts, and the changes between commits or staged in a worktree.
@@ -148,28 +147,28 @@ class IndexerServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _indexer_pb2.ReadRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_indexer_pb2.Domains, _abc.Awaitable[_indexer_pb2.Domains]]: ...
 
     @_abc_1.abstractmethod
     def GetSegments(
         self,
         request: _indexer_pb2.ReadRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_indexer_pb2.Segments, _abc.Awaitable[_indexer_pb2.Segments]]: ...
 
     @_abc_1.abstractmethod
     def GetNetwork(
         self,
         request: _indexer_pb2.ReadRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_indexer_pb2.Network, _abc.Awaitable[_indexer_pb2.Network]]: ...
 
     @_abc_1.abstractmethod
     def GetHistory(
         self,
         request: _indexer_pb2.ReadRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_indexer_pb2.History, _abc.Awaitable[_indexer_pb2.History]]: ...
 
     @_abc_1.abstractmethod
     def StreamFacts(

@@ -7,23 +7,26 @@ from typing import Any
 import orjson
 from fastapi import APIRouter, Body, Query, Request, Response
 
-from services.api.analysis import AuditPreferences, AuditResults
-from services.api.schemas import (
-    Checkout,
+from services.api.account import (
+    AccountStatus,
     CheckoutStarted,
     CreatedToken,
-    CreateToken,
-    OrgScoped,
+    PlanList,
     PortalSession,
     SubscriptionResult,
-    SwitchPlan,
+    TokenInfo,
     TokenList,
+    Usage,
 )
+from services.api.analysis import AuditPreferences, AuditResults
+from services.api.schemas import Checkout, CreateToken, OrgScoped, SwitchPlan
+from services.api.types import from_seconds
 from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
 from services.gateway import analyzer_bodies, params
-from services.gateway.deps import ClientsDep, PrincipalDep, from_document, to_dict
+from services.gateway.deps import ClientsDep, PrincipalDep
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user
+from services.kit.messages import plain
 
 UNLIMITED = -1  # a cap's value for "no cap" (services/billing/plans.py)
 router = APIRouter(prefix="/account", tags=["account"])
@@ -32,29 +35,58 @@ audit_router = APIRouter(tags=["audit"])
 OrgQuery = Query("", description="Organization id for an organization-scoped subscription", max_length=64)
 
 
-@router.get("/status", summary="Plan, status, seats, period end, cancel flag, usage against caps (any member)")
-async def status(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
+# --- from billing's messages to the bodies (times there are Unix seconds; 0 = never) -----------
+
+
+def subscription_result(message: billing_pb2.SubscriptionResponse) -> SubscriptionResult:
+    values = plain(message.subscription)
+    values["current_period_end"] = from_seconds(message.subscription.current_period_end)
+    return SubscriptionResult.model_validate({"subscription": values})
+
+
+def token_info(message: billing_pb2.PersonalToken) -> TokenInfo:
+    times = {name: from_seconds(getattr(message, name)) for name in ("created_at", "expires_at", "last_used_at")}
+    return TokenInfo.model_validate({**plain(message), **times})
+
+
+def plan_list(message: billing_pb2.PlanList) -> PlanList:
+    values = plain(message)
+    for plan in values["plans"]:  # "" in the message is "none" in the body
+        plan["price_id"] = plan["price_id"] or None
+        plan["price_unavailable"] = plan["price_unavailable"] or None
+    return PlanList.model_validate(values)
+
+
+# --- routes ------------------------------------------------------------------------------------
+
+
+@router.get(
+    "/status",
+    response_model=AccountStatus,
+    summary="Plan, status, seats, period end, cancel flag, usage against caps (any member)",
+)
+async def status(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> AccountStatus:
     request = billing_pb2.AccountRequest(org_id=org_id)
-    body = from_document(await call(clients.billing.GetAccountStatus, request, principal=principal))
+    reply = await call(clients.billing.GetAccountStatus, request, principal=principal)
     # Billing knows the repository cap, the indexer the repositories: the count comes from there.
-    count = indexer_pb2.CountRepositoriesRequest(owner=body["owner"])
+    count = indexer_pb2.CountRepositoriesRequest(owner=reply.owner)
     used = (await call(clients.indexer.CountRepositories, count, principal=principal)).count
-    repositories = body["usage"]["repositories"]
-    repositories["used"] = used
-    if repositories["cap"] != UNLIMITED:
-        repositories["remaining"] = max(0, repositories["cap"] - used)
-    return body
+    repositories = reply.usage.repositories
+    repositories.used = used
+    if repositories.cap != UNLIMITED:
+        repositories.remaining = max(0, repositories.cap - used)
+    return AccountStatus.model_validate(plain(reply))
 
 
-@router.get("/usage", summary="Current-period usage records (any member)")
-async def usage(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Any:
+@router.get("/usage", response_model=Usage, summary="Current-period usage records (any member)")
+async def usage(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Usage:
     request = billing_pb2.AccountRequest(org_id=org_id)
-    return from_document(await call(clients.billing.GetUsage, request, principal=principal))
+    return Usage.model_validate(plain(await call(clients.billing.GetUsage, request, principal=principal)))
 
 
-@router.get("/plans", summary="Available plans with payment-provider price detail")
-async def plans(principal: PrincipalDep, clients: ClientsDep) -> Any:
-    return from_document(await call(clients.billing.ListPlans, billing_pb2.ListPlansRequest(), principal=principal))
+@router.get("/plans", response_model=PlanList, summary="Available plans with payment-provider price detail")
+async def plans(principal: PrincipalDep, clients: ClientsDep) -> PlanList:
+    return plan_list(await call(clients.billing.ListPlans, billing_pb2.ListPlansRequest(), principal=principal))
 
 
 @router.post(
@@ -62,9 +94,10 @@ async def plans(principal: PrincipalDep, clients: ClientsDep) -> Any:
     response_model=CheckoutStarted,
     summary="Start a payment-provider checkout session (team-admin for an org)",
 )
-async def checkout(body: Checkout, principal: PrincipalDep, clients: ClientsDep) -> Any:
+async def checkout(body: Checkout, principal: PrincipalDep, clients: ClientsDep) -> CheckoutStarted:
     request = billing_pb2.CheckoutRequest(**body.model_dump(exclude_none=True))
-    return from_document(await call(clients.billing.StartCheckout, request, principal=principal, timeout=30))
+    reply = await call(clients.billing.StartCheckout, request, principal=principal, timeout=30)
+    return CheckoutStarted.model_validate(plain(reply))
 
 
 @router.post(
@@ -72,9 +105,10 @@ async def checkout(body: Checkout, principal: PrincipalDep, clients: ClientsDep)
     response_model=PortalSession,
     summary="Open the payment-provider billing portal (team-admin for an org)",
 )
-async def billing_portal(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
+async def billing_portal(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> PortalSession:
     request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
-    return from_document(await call(clients.billing.OpenBillingPortal, request, principal=principal, timeout=30))
+    reply = await call(clients.billing.OpenBillingPortal, request, principal=principal, timeout=30)
+    return PortalSession.model_validate(plain(reply))
 
 
 @router.post(
@@ -82,29 +116,32 @@ async def billing_portal(principal: PrincipalDep, clients: ClientsDep, body: Org
     response_model=SubscriptionResult,
     summary="Change to a different plan, prorated (team-admin for an org)",
 )
-async def switch_plan(body: SwitchPlan, principal: PrincipalDep, clients: ClientsDep) -> Any:
+async def switch_plan(body: SwitchPlan, principal: PrincipalDep, clients: ClientsDep) -> SubscriptionResult:
     request = billing_pb2.SwitchPlanRequest(**body.model_dump(exclude_none=True))
-    return to_dict(await call(clients.billing.SwitchPlan, request, principal=principal, timeout=30))
+    return subscription_result(await call(clients.billing.SwitchPlan, request, principal=principal, timeout=30))
 
 
 @router.post("/cancel", response_model=SubscriptionResult, summary="Cancel at period end (team-admin for an org)")
-async def cancel(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
+async def cancel(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> SubscriptionResult:
     request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
-    return to_dict(await call(clients.billing.CancelSubscription, request, principal=principal, timeout=30))
+    reply = await call(clients.billing.CancelSubscription, request, principal=principal, timeout=30)
+    return subscription_result(reply)
 
 
 @router.post(
     "/reactivate", response_model=SubscriptionResult, summary="Undo a pending cancellation (team-admin for an org)"
 )
-async def reactivate(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> Any:
+async def reactivate(principal: PrincipalDep, clients: ClientsDep, body: OrgScoped | None = None) -> SubscriptionResult:
     request = billing_pb2.AccountRequest(org_id=(body.org_id if body else None) or "")
-    return to_dict(await call(clients.billing.ReactivateSubscription, request, principal=principal, timeout=30))
+    reply = await call(clients.billing.ReactivateSubscription, request, principal=principal, timeout=30)
+    return subscription_result(reply)
 
 
 @router.get("/tokens", response_model=TokenList, summary="List personal access tokens (never their secrets)")
-async def list_tokens(principal: PrincipalDep, clients: ClientsDep) -> Any:
+async def list_tokens(principal: PrincipalDep, clients: ClientsDep) -> TokenList:
     request = billing_pb2.ListPersonalTokensRequest()
-    return to_dict(await call(clients.billing.ListPersonalTokens, request, principal=principal))
+    reply = await call(clients.billing.ListPersonalTokens, request, principal=principal)
+    return TokenList(tokens=[token_info(t) for t in reply.tokens])
 
 
 @router.post(
@@ -113,12 +150,19 @@ async def list_tokens(principal: PrincipalDep, clients: ClientsDep) -> Any:
     response_model=CreatedToken,
     summary="Create a personal access token (the secret is shown once)",
 )
-async def create_token(body: CreateToken, principal: PrincipalDep, clients: ClientsDep) -> Any:
+async def create_token(body: CreateToken, principal: PrincipalDep, clients: ClientsDep) -> CreatedToken:
     request = billing_pb2.CreatePersonalTokenRequest(name=body.name, expires_in_days=body.expires_in_days)
-    return to_dict(await call(clients.billing.CreatePersonalToken, request, principal=principal))
+    reply = await call(clients.billing.CreatePersonalToken, request, principal=principal)
+    return CreatedToken(token=token_info(reply.token), secret=reply.secret)
 
 
-@router.delete("/tokens/{token_id}", status_code=204, summary="Revoke a personal access token")
+@router.delete(
+    "/tokens/{token_id}",
+    status_code=204,
+    response_class=Response,
+    response_model=None,
+    summary="Revoke a personal access token",
+)
 async def revoke_token(token_id: str, principal: PrincipalDep, clients: ClientsDep) -> Response:
     request = billing_pb2.RevokePersonalTokenRequest(token_id=token_id)
     await call(clients.billing.RevokePersonalToken, request, principal=principal)
