@@ -179,14 +179,17 @@ def _structure(
 ) -> None:
     """New module without test: a held-out module added alone, then together with a test for it.
 
-    The truth is the repository itself: adding a module alone is a violation exactly when the
-    repository has a test named after that module; with the test added nothing may be flagged.
+    Adding a public library module alone is a violation exactly where the repository tests its
+    modules (``groundtruth.tests_its_modules``, training files only); elsewhere, and whenever the
+    module comes with its test, nothing may be flagged. (Whether the training files already hold
+    a test named after the module is not asked, by the truth or of the engine: a change adding
+    the module alone is judged as a change.)
     """
-    tested = groundtruth.really_tested(list(facts.values()))
+    held_set = set(held)
+    convention = groundtruth.tests_its_modules([f for p, f in facts.items() if p not in held_set])
     for path in held:
-        if not scan.is_module(path):
+        if not scan.is_library_module(path):
             continue
-        has_test = posixpath.basename(path).split(".", 1)[0].lower() in tested
         data = src.texts[path]
         # Only what is said of the module counts: the stand-in test file's own name is not the question.
         alone = [x for x in engine.added(handle, {path: data}) if _about(x, path)]
@@ -194,11 +197,11 @@ def _structure(
         found: list[Obs] = []
         for x in alone:
             o = _obs(x)
-            o.correct = o.detects = has_test
+            o.correct = o.detects = convention
             found.append(o)
         found.extend(_obs(x) for x in paired)
-        if has_test or found:
-            kind = "new-module-test" if has_test else "control-untested"
+        if convention or found:
+            kind = "new-module-test" if convention else "control-untested"
             res.injections.append(InjObs(kind, "structure", found, False, path))
 
 

@@ -11,6 +11,7 @@ definitions (``terms``, ``scan``).
 from __future__ import annotations
 
 import hashlib
+import posixpath
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -191,6 +192,12 @@ def _layering(t: Truth, train: list[Facts]) -> None:
             t.domain_files.setdefault(t.domain(f.path), []).append(f)
 
 
-def really_tested(all_files: list[Facts]) -> set[str]:
-    """Names of the modules some test file of the repository is named after (the real answer)."""
-    return {scan.tested_name(f.path) for f in all_files if scan.is_test_path(f.path)}
+def tests_its_modules(train: list[Facts]) -> bool:
+    """Whether the repository tests its modules: a test file named after >= 90 % of its public
+    library modules, among 10 at least (training files only)."""
+    tested = {scan.tested_name(f.path) for f in train if scan.is_test_path(f.path)}
+    modules = [f.path for f in train if scan.is_library_module(f.path)]
+    if len(modules) < 10:
+        return False
+    named = sum(1 for p in modules if posixpath.basename(p).split(".", 1)[0].lower() in tested)
+    return named / len(modules) >= GT_SHARE

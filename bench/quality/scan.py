@@ -58,6 +58,13 @@ def is_module(path: str) -> bool:
     return path.endswith(SOURCE_EXTENSIONS) and stem not in _NOT_MODULES and not is_test_path(path)
 
 
+def is_library_module(path: str) -> bool:
+    """A module a test could be asked for: public (PEP 8, "Public and internal interfaces": a
+    leading underscore marks an internal module) library code, not a program or a doc page."""
+    stem = posixpath.basename(path).split(".", 1)[0]
+    return is_module(path) and not stem.startswith("_") and not is_program(path) and "docs" not in path.split("/")[:-1]
+
+
 def is_program(path: str) -> bool:
     """A file run as a program, where printing is how it talks."""
     return posixpath.basename(path) in _PROGRAM_FILES or bool(_PROGRAM_DIRS & set(path.split("/")[:-1]))

@@ -15,7 +15,8 @@ import msgspec
 # 3: captures walked in source order (the first binding of a name is the first in the file).
 # 4: Symbol.typing_only and Symbol.bases; a comment in a parameter list no longer unannotates;
 #    handlers that re-raise are neither bare, broad nor swallowed.
-FACTS_SCHEMA_VERSION = 4
+# 5: a handler with a comment, or a Python handler of named exceptions, does not swallow.
+FACTS_SCHEMA_VERSION = 5
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

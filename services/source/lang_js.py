@@ -123,7 +123,8 @@ def extract(ctx: Ctx, module: str) -> None:
         _parameters(ctx, node)
     for node in caps.get("catch", ()):
         body = node.child_by_field_name("body")
-        if body is not None and all(child.type == "comment" for child in body.named_children):
+        # An empty catch swallows; one holding a comment says why (ESLint's no-empty allows it).
+        if body is not None and not body.named_children:
             ctx.statement("swallowed_exception", node.start_point.row)
     # JSX attribute values follow HTML habits (double quotes), not the code's quote style.
     jsx = {child.start_byte for node in caps.get("jsx_attribute", ()) for child in node.named_children}

@@ -371,7 +371,7 @@ def _except(ctx: Ctx, node: Node) -> None:
     if body is not None and _reraises(body):
         return
     value = node.child_by_field_name("value")
-    caught = ""
+    caught = broad = ""
     if value is None:
         ctx.statement("bare_except", row)
     else:
@@ -382,9 +382,14 @@ def _except(ctx: Ctx, node: Node) -> None:
         broad = next((t for t in types if t in _BROAD), "")
         if broad:
             ctx.statement("broad_except", row, broad)
-    if body is not None:
+    if body is not None and (value is None or broad):
+        # Only a handler that catches everything and says nothing swallows: `except KeyError:
+        # pass` is the EAFP idiom (contextlib.suppress spelled out; bandit's B110 does not report
+        # typed handlers either) and a comment in the body says why the error does not matter.
         kinds = [child.type for child in body.named_children]
-        if kinds and all(kind in _EMPTY_BODY for kind in kinds) and any(k != "comment" for k in kinds):
+        # A comment before the first statement belongs to the clause, not to its block.
+        said = any(child.type == "comment" for child in node.named_children)
+        if kinds and not said and all(kind in _EMPTY_BODY and kind != "comment" for kind in kinds):
             ctx.statement("swallowed_exception", row, caught)
 
 

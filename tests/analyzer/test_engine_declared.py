@@ -55,7 +55,8 @@ def test_a_black_repository_with_very_long_lines_gets_blacks_line_length() -> No
     files = python_repo(long_lines=True)
     learned_only = learn(files)
     declared = learn(files, tool_configs={"pyproject.toml": '[tool.black]\ntarget-version = ["py311"]\n'})
-    text = module_with(LONG_STRING.strip())
+    long_code = "TOTAL = " + " + ".join(f"count_{n}" for n in range(12))
+    text = module_with(long_code)
 
     assert conv(learned_only, LINE_LENGTH).level == "off"  # nothing learned: every file has one
     assert long_line_findings(learned_only, "app/reports/audit.py", text) == []
@@ -65,9 +66,60 @@ def test_a_black_repository_with_very_long_lines_gets_blacks_line_length() -> No
     assert length.params["agreement"] == "overrides"
     [(line, message)] = long_line_findings(declared, "app/reports/audit.py", text)
     assert line == text.count("\n")
-    assert message.startswith(
-        f"line is {len(LONG_STRING) - 1} characters, but declared in pyproject.toml: [tool.black]"
-    )
+    assert message.startswith(f"line is {len(long_code)} characters, but declared in pyproject.toml: [tool.black]")
+
+
+def test_a_formatters_limit_spares_the_strings_and_comments_it_cannot_split() -> None:
+    # Every file keeps a 230-character string black left alone: no limit binds such lines here.
+    model = learn(python_repo(long_lines=True), tool_configs={"pyproject.toml": "[tool.black]\n"})
+    comment = "# " + "the retry budget is shared by every worker of the pool, see the guide " * 2
+    docstring = '    """' + "Return the invoice totals per account, grouped by the billing period. " * 2 + '"""'
+    text = module_with(LONG_STRING.strip()) + comment + "\n\n\ndef totals():\n" + docstring + "\n    return {}\n"
+
+    assert conv(model, LINE_LENGTH).params["content_limit"] == 0
+    assert long_line_findings(model, "app/reports/audit.py", text) == []
+
+
+def test_a_formatters_limit_holds_strings_to_the_length_the_files_keep() -> None:
+    # The files keep 88 but for a 95-character message in a few: strings may run to 99, not past it.
+    message = '    "' + "x" * 87 + '",'
+    files = [
+        facts_of(
+            f.path,
+            module_source(f.path.split("/")[1], f.path.split("/")[2][:-3], n)
+            + ("\nM = (\n" + message + "\n)\n" if n % 20 == 0 else ""),
+        )
+        for n, f in enumerate(python_repo(long_lines=False)[:-1])
+    ]
+    model = learn(files, tool_configs={"pyproject.toml": "[tool.ruff]\n\n[tool.ruff.format]\n"})
+    within = module_with('HINT = "' + "y" * 80 + '"')  # 89 characters
+    beyond = module_with('HINT = "' + "y" * 100 + '"')  # 109 characters
+
+    assert conv(model, LINE_LENGTH).params["content_limit"] == 99
+    assert long_line_findings(model, "app/reports/audit.py", within) == []
+    [(_, found)] = long_line_findings(model, "app/reports/audit.py", beyond)
+    assert found.startswith("line is 109 characters, longer than the 99 the repository's files keep")
+
+
+def test_a_linter_reports_long_strings_where_a_formatter_would_not() -> None:
+    files = python_repo(long_lines=True)
+    text = module_with(LONG_STRING.strip())
+    black_and_flake8 = {
+        "pyproject.toml": "[tool.black]\n",
+        "setup.cfg": "[flake8]\nmax-line-length = 88\n",
+    }
+    ruff_e501 = {"pyproject.toml": '[tool.ruff.lint]\nselect = ["E501"]\n\n[tool.ruff.format]\n'}
+    eslint = {
+        ".eslintrc.json": '{"rules": {"max-len": ["error", {"code": 100, "ignoreStrings": true, '
+        '"ignoreTemplateLiterals": true, "ignoreComments": true}]}}'
+    }
+
+    for configs in (black_and_flake8, ruff_e501):
+        model = learn(files, tool_configs=configs)
+        assert "content_limit" not in conv(model, LINE_LENGTH).params
+        assert len(long_line_findings(model, "app/reports/audit.py", text)) == 1
+    [setting] = [s for t in read(eslint).tools for s in t.settings if s.rule == LINE_LENGTH]
+    assert (setting.choice, setting.code_only) == ("100", True)
 
 
 def test_a_declared_setting_the_code_keeps_agrees_with_the_learned_one() -> None:
@@ -219,3 +271,56 @@ def test_unreadable_files_are_noted_not_fatal() -> None:
 
 def test_every_file_read_is_one_the_indexer_serves() -> None:
     assert {"pyproject.toml", ".editorconfig", *INI_FILES, *PRETTIER_FILES, *ESLINT_FILES} <= CONFIG_NAMES
+
+
+RUFF_ISORT = '[tool.ruff]\nextend-exclude = ["tests/fixtures/*"]\n\n[tool.ruff.lint]\nselect = ["E", "I"]\n'
+TYPED_IMPORTS = """\
+from __future__ import annotations
+
+import sys
+from typing import TYPE_CHECKING
+
+import httpx
+
+from .models import Invoice
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from .ledger import Ledger
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:
+    import tomli as tomllib
+
+
+def totals(ledger: Ledger) -> Iterator[Invoice]:
+    return iter(ledger.invoices(httpx, tomllib))
+"""
+
+
+def import_findings(model: ConventionModel, path: str, text: str) -> list[tuple[int, str]]:
+    return [(f.start_line, f.message) for f in check(facts_of(path, text), text, model) if f.rule.endswith("order")]
+
+
+def test_imports_under_type_checking_or_a_version_test_are_a_block_of_their_own() -> None:
+    model = learn(python_repo(long_lines=False), tool_configs={"pyproject.toml": RUFF_ISORT})
+    interleaved = TYPED_IMPORTS.replace("import httpx\n\nfrom .models", "from .models").replace(
+        "import Invoice\n", "import Invoice\nimport httpx\n"
+    )
+
+    assert conv(model, "formatting.imports.order").source == "declared"
+    assert import_findings(model, "app/reports/totals.py", TYPED_IMPORTS) == []
+    [(line, message)] = import_findings(model, "app/reports/totals.py", interleaved)
+    assert (line, message.split(",")[0]) == (7, "third-party import `httpx` comes after local imports")
+
+
+def test_files_the_tool_excludes_are_not_held_to_its_settings() -> None:
+    model = learn(python_repo(long_lines=False), tool_configs={"pyproject.toml": RUFF_ISORT})
+    fixture = "from .models import Invoice\nimport sys\n\nX = [" + ", ".join(["Invoice"] * 20) + ", sys]\n"
+
+    assert import_findings(model, "tests/fixtures/traceback.py", fixture) == []
+    assert long_line_findings(model, "tests/fixtures/traceback.py", fixture) == []
+    assert len(import_findings(model, "app/reports/traceback.py", fixture)) == 1
+    assert len(long_line_findings(model, "app/reports/traceback.py", fixture)) == 1

@@ -314,3 +314,31 @@ def test_loose_findings_do_not_push_strict_ones_out_of_the_per_rule_cap() -> Non
 
     assert [(f.start_line, f.level) for f in kept] == [(1, "loose"), (2, "loose"), (9, "strict")]
     assert kept[-1].message.endswith("(2 more in this file)")
+
+
+def test_support_files_in_a_test_directory_are_not_misnamed_tests() -> None:
+    files = _repository(24)
+    for i in range(24):
+        files[f"tests/test_kind{i}.py"] = (
+            f"from acme.records.kind{i} import parse_record_{i}\n\n\n"
+            f"def test_parse_record_{i}() -> None:\n    assert parse_record_{i}(' a ').name == 'a'\n"
+        )
+    model = _learn(files)
+    helpers = """\
+        from acme.records.kind1 import Record1
+
+
+        def make_record(name: str = "a") -> Record1:
+            return Record1(name)
+        """
+    checks = """\
+        from tests.helpers import make_record
+
+
+        def test_make_record() -> None:
+            assert make_record().name == "a"
+        """
+
+    assert _found(_review(model, "tests/__init__.py", ""), "structure") == []
+    assert _found(_review(model, "tests/helpers.py", helpers), "structure") == []
+    assert _found(_review(model, "tests/record_checks.py", checks), "structure") == [("structure.tests.naming", 1)]

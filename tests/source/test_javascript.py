@@ -118,9 +118,8 @@ def test_typescript_imports_and_statements() -> None:
         Import("lodash", ("",), 7, "", False, "third_party"),
         Import("./parse", ("parse",), 8, "", True, "local"),
     )
-    assert statements(facts) == [
+    assert statements(facts) == [  # line 21's catch holds a comment: deliberate, not swallowed
         ("print_call", 20, "console.log"),
-        ("swallowed_exception", 21, ""),
         ("console_call", 37, "console.error"),
     ]
     assert _quotes(facts) == (9, 1)
@@ -179,3 +178,13 @@ def test_destructured_names_sit_on_their_own_lines() -> None:
         ("url", 3),
         ("onUploadProgress", 4),
     ]
+
+
+def test_an_empty_catch_swallows_and_one_that_says_why_does_not() -> None:
+    source = (
+        "export function charsetDecoder(charset) {\n"
+        "  try {\n    return new TextDecoder(charset);\n  } catch {}\n"
+        "  try {\n    return decodeURIComponent(charset);\n  } catch {\n    // Skip decoding\n  }\n"
+        "  return new TextDecoder();\n}\n"
+    )
+    assert statements(facts_of("src/decode.js", source)) == [("swallowed_exception", 4, "")]

@@ -252,3 +252,16 @@ def test_package_module_names() -> None:
     assert facts_of("lib/tools/run.py", "").module == "tools.run"
     assert facts_of("services/api/src/api/app.py", "").module == "api.app"
     assert facts_of("scripts/run.py", "").module == "scripts.run"
+
+
+def test_only_a_silent_catch_all_swallows() -> None:
+    source = (
+        "def pop_raw(cache, raw, name, value):\n"
+        "    cache[name] = value\n"
+        "    try:\n        del raw[name]\n    except KeyError:\n        pass\n"
+        "    try:\n        raw.close()\n    except Exception:\n        # closing twice is harmless\n        pass\n"
+        "    try:\n        raw.flush()\n    except Exception:\n        pass\n"
+        "    return value\n"
+    )
+    found = [s for s in statements(facts_of("pkg/cache.py", source)) if s[0] == "swallowed_exception"]
+    assert found == [("swallowed_exception", 14, "Exception")]

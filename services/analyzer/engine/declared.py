@@ -20,12 +20,13 @@ from __future__ import annotations
 import posixpath
 from collections import Counter
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from services.analyzer.engine.config import path_glob
 from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope
 from services.analyzer.engine.thresholds import STRICT
 from services.analyzer.engine.toolconfig import (
+    CUSTOMARY_LIMITS,
     EDITOR,
     LENGTH,
     Setting,
@@ -47,6 +48,7 @@ class Declared:
     choice: str
     file: str
     setting: str
+    code_only: bool = False  # a line length that string literals and comments may exceed
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -100,7 +102,7 @@ _EDITOR_RULES = frozenset(
 
 
 def _declared(s: Setting, path: str) -> Declared:
-    return Declared(s.rule, s.choice, path, s.evidence)
+    return Declared(s.rule, s.choice, path, s.evidence, s.code_only)
 
 
 def _number(s: Setting) -> int:
@@ -115,7 +117,10 @@ def _resolve(rule: str, candidates: list[tuple[int, int, str, Declared]], langua
             return None
         tools = [c for c in candidates if c[0] != EDITOR]
         pool = tools or candidates
-        return max(pool, key=lambda c: (c[1], -c[0], c[2]))[3]
+        chosen = max(pool, key=lambda c: (c[1], -c[0], c[2]))
+        # A linter reporting every line at that limit binds strings and comments too.
+        code_only = all(c[3].code_only for c in pool if c[1] == chosen[1])
+        return replace(chosen[3], code_only=code_only)
     return min(candidates, key=lambda c: (c[0], c[2]))[3]
 
 
@@ -207,10 +212,36 @@ def scoped(values: dict[str, Declared | None]) -> list[tuple[str, Declared]]:
     return out
 
 
+def exemptions(configs: ToolConfigs) -> dict[tuple[str, str], str]:
+    """(rule, language) -> the globs (one a line, from the repository root) of the files every
+    tool declaring that rule leaves alone (ruff ``exclude``, flake8 ``exclude``, E501 per-file
+    ignores): a file one tool skips is still held to another's setting."""
+    globs: dict[tuple[str, str], list[set[str]]] = {}
+    for t in configs.tools:
+        for rule in sorted({s.rule for s in t.settings}):
+            mine = {posixpath.join(t.directory, g) for g, rules in t.exempt if rule in rules}
+            for language in t.languages:
+                globs.setdefault((rule, language), []).append(mine)
+    out: dict[tuple[str, str], str] = {}
+    for key, sets in globs.items():
+        common = set.intersection(*sets)
+        if common:
+            out[key] = "\n".join(sorted(common))
+    return out
+
+
 def apply(
-    convs: list[Convention], declared: dict[tuple[str, str], dict[str, Declared | None]], files: list[FileFacts]
+    convs: list[Convention],
+    declared: dict[tuple[str, str], dict[str, Declared | None]],
+    files: list[FileFacts],
+    kept_share: float = 0.95,
+    exempt: dict[tuple[str, str], str] | None = None,
 ) -> list[Convention]:
-    """``convs`` with the declared conventions laid over the learned ones."""
+    """``convs`` with the declared conventions laid over the learned ones.
+
+    ``kept_share``: the share of files whose longest line must stay within a limit for it to be
+    the one the repository keeps (the strict bar of the learned line length).
+    """
     if not declared:
         return convs
     placed: dict[tuple[str, str], list[tuple[str, Declared]]] = {k: scoped(v) for k, v in declared.items()}
@@ -233,7 +264,10 @@ def apply(
                 for p, v in declared[(rule, language)].items()
                 if v == value and (not directory or p.startswith(directory + "/"))
             ]
-            out.append(_convention(rule, language, scope, value, base, paths, maxima))
+            made = _convention(rule, language, scope, value, base, paths, maxima, kept_share)
+            if exempt and (rule, language) in exempt:
+                made.params["exempt"] = exempt[(rule, language)]
+            out.append(made)
     return out
 
 
@@ -256,6 +290,7 @@ def _convention(
     learned: Convention | None,
     paths: list[str],
     maxima: dict[str, int],
+    kept_share: float,
 ) -> Convention:
     params: dict[str, str | int | float | bool] = {"declared_in": value.file, "setting": value.setting}
     count = support = 0
@@ -264,6 +299,10 @@ def _convention(
         params["limit"] = limit
         kept = [maxima[p] for p in paths if p in maxima]
         count, support = len(kept), sum(1 for m in kept if m <= limit)
+        if value.code_only:
+            # The formatter leaves a line long when a string or comment makes it so; such a line
+            # is held to the limit the repository's files keep in fact (0: none is kept).
+            params["content_limit"] = _kept_limit(kept, limit, kept_share)
     elif learned is not None:
         count = learned.count
         support = learned.support if learned.choice == value.choice else learned.alternatives.get(value.choice, 0)
@@ -298,7 +337,19 @@ def _convention(
     )
 
 
-def with_declared(convs: list[Convention], configs: ToolConfigs | None, files: list[FileFacts]) -> list[Convention]:
+def _kept_limit(maxima: list[int], limit: int, share: float) -> int:
+    """The smallest customary limit from ``limit`` up that ``share`` of the files keep (0: none)."""
+    if not maxima:
+        return limit
+    for candidate in (limit, *(c for c in CUSTOMARY_LIMITS if c > limit)):
+        if sum(1 for m in maxima if m <= candidate) >= share * len(maxima):
+            return candidate
+    return 0
+
+
+def with_declared(
+    convs: list[Convention], configs: ToolConfigs | None, files: list[FileFacts], kept_share: float = 0.95
+) -> list[Convention]:
     if configs is None or not (configs.tools or configs.editorconfigs):
         return convs
-    return apply(convs, per_file(configs, files), files)
+    return apply(convs, per_file(configs, files), files, kept_share, exemptions(configs))

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from services.analyzer.engine import suppressions
+from services.analyzer.engine.config import path_glob
 from services.analyzer.engine.conventions import (
     DIRECTORY,
     DOMAIN,
@@ -152,6 +153,9 @@ class FileCheck:
         if conv.confidence < self.prefs.min_confidence:
             return False
         if self.prefs.families is not None and conv.family not in self.prefs.families:
+            return False
+        exempt = conv.params.get("exempt")  # files the declaring tool excludes (declared.py)
+        if isinstance(exempt, str) and exempt and any(path_glob(g).match(self.path) for g in exempt.split("\n")):
             return False
         return not self.index.config.is_disabled(conv.rule, conv.family)
 

@@ -92,7 +92,7 @@ def learn(
     convs += idioms.learn(inp)
     convs += cochange.learn(inp.cochange, th, ignored, history_commits=cochange_commits)
     tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
-    convs = declared.with_declared(convs, tools, kept)
+    convs = declared.with_declared(convs, tools, kept, th.bar(LENGTH).strict.min_share)
     convs = apply_overrides(convs, cfg)
     return ConventionModel(
         conventions=convs,

@@ -7,6 +7,7 @@ added by a change, whether the change also adds its test when the repository tes
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -14,6 +15,7 @@ from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.source.facts import FileFacts
 
 FAMILY = "structure"
 NAMING = "structure.tests.naming"
@@ -91,13 +93,43 @@ def tested_stem(path: str) -> str:
     return stem.lower()
 
 
+# A test runner's entry points in JavaScript/TypeScript (Jest, Mocha, Vitest, node:test, AVA).
+_TEST_CALL = re.compile(r"\b(?:describe|it|test|suite)(?:\.\w+)*\s*\(")
+
+
+def holds_tests(f: FileFacts, text: str | None = None) -> bool:
+    """Whether a file under a test directory defines tests. One that does not (``__init__.py``,
+    ``helpers.py``, a fixture the tests load) supports them and is named as a module, so its name
+    says nothing about how test files are named. JavaScript tests are calls the facts do not
+    record: without the text (learning), such a file counts as holding tests."""
+    if any(s.is_test for s in f.symbols):
+        return True
+    if f.language == "python":
+        return False
+    return text is None or bool(_TEST_CALL.search(text))
+
+
 def placement(path: str) -> str:
     return "separate" if TEST_DIRS & set(path.split("/")[:-1]) else "colocated"
 
 
+# Directories of programs and documentation, not of the library whose modules get tests.
+_NOT_LIBRARY_DIRS = frozenset(
+    {"docs", "doc", "examples", "example", "scripts", "tools", "bin", "benchmarks", "demo", "demos", "playground"}
+)
+
+
 def is_module(path: str) -> bool:
+    """A module a test is expected for: public (PEP 8: a leading underscore marks an internal
+    module, tested through the public ones) library code, not a program, example or doc page."""
     stem = posixpath.basename(path).split(".", 1)[0]
-    return bool(language_of(path)) and stem not in _NOT_MODULES and not looks_like_test(path)
+    return (
+        bool(language_of(path))
+        and stem not in _NOT_MODULES
+        and not stem.startswith("_")
+        and not _NOT_LIBRARY_DIRS & set(path.split("/")[:-1])
+        and not looks_like_test(path)
+    )
 
 
 def _build(rule: str, inp: LearnInput) -> Build:
@@ -121,7 +153,7 @@ def learn(inp: LearnInput) -> list[Convention]:
         if not f.is_test or not f.language:
             continue
         dom = inp.domains.get(f.path, "")
-        if f.language != "go":  # the language fixes Go's *_test.go names
+        if f.language != "go" and holds_tests(f):  # the language fixes Go's *_test.go names
             tallies[NAMING].add(f.language, f.path, dom, test_pattern(f.path))
         tallies[PLACEMENT].add(f.language, "", dom, placement(f.path))
         keys = covered.setdefault(f.language, set())
@@ -147,7 +179,13 @@ def check(fc: FileCheck) -> None:
         return
     naming = fc.find(NAMING)
     pattern = test_pattern(fc.path)
-    if naming is not None and fc.wants(naming) and pattern != naming.choice and fc.language != "go":
+    if (
+        naming is not None
+        and fc.wants(naming)
+        and pattern != naming.choice
+        and fc.language != "go"
+        and holds_tests(fc.facts, fc.text)
+    ):
         fc.emit(
             naming,
             1,

@@ -54,6 +54,9 @@ class Scan:
     comment_col: dict[int, int] = field(default_factory=dict)  # line -> column where a comment starts
     literals: list[Literal] = field(default_factory=list)  # one-line, non-triple ' and " strings
     string_lines: set[int] = field(default_factory=set)  # lines where a multi-line string starts
+    # line -> characters of that line inside string literals and comments (delimiters included),
+    # for the lines where such a token starts or ends: text a formatter moves but cannot shorten.
+    content: dict[int, int] = field(default_factory=dict)
 
 
 def scan(text: str, language: str) -> Scan:
@@ -74,6 +77,13 @@ def scan(text: str, language: str) -> Scan:
         token = m.group()
         inner = count("\n", start, end)
         first = token[0]
+        if inner:
+            first_end = text.find("\n", start)
+            out.content[line] = out.content.get(line, 0) + first_end - start
+            last = line + inner
+            out.content[last] = out.content.get(last, 0) + end - (text.rfind("\n", 0, end) + 1)
+        else:
+            out.content[line] = out.content.get(line, 0) + end - start
         if first in "#/":
             out.comment_col.setdefault(line, start - line_start)
             if inner:

@@ -41,6 +41,9 @@ JS: tuple[str, ...] = ("javascript", "typescript", "tsx")
 PRETTIER_LANGUAGES: tuple[str, ...] = (*JS, "css", "scss", "vue", "svelte")
 RUST: tuple[str, ...] = ("rust",)
 
+# Line lengths people actually configure (a learned limit is the smallest one the files keep).
+CUSTOMARY_LIMITS: tuple[int, ...] = (79, 80, 88, 99, 100, 110, 119, 120)
+
 # Ranks when tools disagree on a rule other than line length: the formatter rewrites the file,
 # a linter only complains, an editor setting only suggests.
 FORMATTER, LINTER, EDITOR = 0, 1, 2
@@ -78,6 +81,11 @@ class Setting:
     rule: str
     choice: str
     evidence: str  # "[tool.black] line-length = 88"
+    # A line length that binds code only: the tool keeping it reflows code but cannot split a
+    # string literal or a comment (black, ruff format, Prettier, rustfmt), or is told to ignore
+    # them (ESLint max-len with ignoreStrings/ignoreTemplateLiterals/ignoreComments). A linter
+    # that reports every long line (flake8, pycodestyle, pylint, ruff E501) leaves it False.
+    code_only: bool = False
 
 
 @dataclass(slots=True)
@@ -195,7 +203,7 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
         where = f"[tool.black] {got[0]} = {got[1]}" if got else "[tool.black] (default line-length 88)"
         s = ToolSettings("black", path, FORMATTER, PYTHON)
         if length:
-            s.settings.append(Setting(LENGTH, str(length), where))
+            s.settings.append(Setting(LENGTH, str(length), where, code_only=True))
         s.settings += [
             Setting(UNIT, "space", "[tool.black] (black indents with spaces)"),
             Setting(WIDTH, "4", "[tool.black] (black indents by 4 spaces)"),
@@ -250,12 +258,14 @@ def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
     e501 = _covers(selected, "E501") and not _covers(ignored, "E501")
     got = _get(ruff, "line-length", "line_length")
     s = ToolSettings("ruff", path, FORMATTER if fmt is not None else LINTER, PYTHON)
+    # Without E501, only ruff format keeps the length, and it leaves long strings and comments.
+    code_only = not e501
     # An explicit line length is a statement; the default 88 is one only where ruff enforces it.
     if got and _int(got[1]):
-        s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.ruff] {got[0]} = {got[1]}"))
+        s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.ruff] {got[0]} = {got[1]}", code_only))
     elif fmt is not None or e501:
         why = "ruff format" if fmt is not None else "E501 selected"
-        s.settings.append(Setting(LENGTH, "88", f"[tool.ruff] (default line-length 88, {why})"))
+        s.settings.append(Setting(LENGTH, "88", f"[tool.ruff] (default line-length 88, {why})", code_only))
     if fmt is not None:
         style = fmt.get("quote-style", "double")
         if style in ("double", "single"):
@@ -274,7 +284,20 @@ def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
         for glob, codes in sorted(per_file.items()):
             if _covers(_codes(codes), "E501"):
                 s.exempt.append((str(glob), (LENGTH,)))
+    # Files ruff never looks at (neither lint nor format): none of its settings applies there.
+    rules = tuple(sorted({x.rule for x in s.settings}))
+    for key in ("exclude", "extend-exclude"):
+        s.exempt += [(glob, rules) for glob in _globs(ruff.get(key))]
     return [s] if s.settings else []
+
+
+def _globs(value: Any) -> list[str]:
+    """A tool's list of path globs: a TOML array, or a comma- or line-separated INI value."""
+    if isinstance(value, str):
+        value = value.replace("\n", ",").split(",")
+    if not isinstance(value, list):
+        return []
+    return [g.strip().removeprefix("./") for g in (str(v) for v in value) if g.strip()]
 
 
 # --- setup.cfg, tox.ini, .flake8, .pylintrc, .isort.cfg -----------------------------------------
@@ -319,6 +342,8 @@ def _flake8_like(path: str, tool: str, options: Mapping[str, str], where: str) -
         glob, _, codes = line.partition(":")
         if glob.strip() and _covers(_codes(codes), "E501"):
             s.exempt.append((glob.strip(), (LENGTH,)))
+    for key in ("exclude", "extend-exclude"):
+        s.exempt += [(glob, (LENGTH,)) for glob in _globs(opts.get(key))]
     return [s]
 
 
@@ -338,10 +363,13 @@ def _layout(
     tabs_key: str,
     size: tuple[str, int],
 ) -> None:
-    """Line length and indentation of a formatter configured by width, tabs and tab size."""
+    """Line length and indentation of a formatter configured by width, tabs and tab size.
+
+    The formatters configured so (Prettier, rustfmt) leave string literals and comments whole.
+    """
     value, why = _stated(doc, where, tool, *width)
     if _int(value):
-        s.settings.append(Setting(LENGTH, str(_int(value)), why))
+        s.settings.append(Setting(LENGTH, str(_int(value)), why, code_only=True))
     tabs, why = _stated(doc, where, tool, tabs_key, False)
     s.settings.append(Setting(UNIT, "tab" if tabs is True else "space", why))
     spaces, why = _stated(doc, where, tool, *size)
@@ -398,9 +426,13 @@ def _eslint(path: str, doc: Mapping[str, Any], where: str) -> list[ToolSettings]
     hit = _eslint_rule(rules, "max-len")
     if hit is not None:
         key, args = hit
-        code = args[0] if args and not isinstance(args[0], dict) else (args[0].get("code", 80) if args else 80)
+        options = next((a for a in args if isinstance(a, dict)), {})
+        code = args[0] if args and not isinstance(args[0], dict) else options.get("code", 80)
+        ignores = ("ignoreStrings", "ignoreTemplateLiterals", "ignoreComments")
         if _int(code):
-            s.settings.append(Setting(LENGTH, str(_int(code)), f"{where}rules[{key!r}] code {code}"))
+            evidence = f"{where}rules[{key!r}] code {code}"
+            code_only = all(options.get(k) is True for k in ignores)
+            s.settings.append(Setting(LENGTH, str(_int(code)), evidence, code_only))
     hit = _eslint_rule(rules, "indent")
     if hit is not None:
         key, args = hit

@@ -16,6 +16,7 @@ from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.formatting import layout
 from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
 from services.analyzer.engine.textscan import QUOTE_LANGUAGES
+from services.analyzer.engine.toolconfig import CUSTOMARY_LIMITS
 
 FAMILY = "formatting"
 UNIT = "formatting.indent.unit"
@@ -26,8 +27,6 @@ TRAILING = "formatting.trailing_whitespace"
 FINAL_NEWLINE = "formatting.final_newline"
 LINE_ENDINGS = "formatting.line_endings"
 
-# Limits people actually configure; the learned limit is the smallest one the files keep.
-CUSTOMARY_LIMITS: tuple[int, ...] = (79, 80, 88, 99, 100, 110, 119, 120)
 _MIN_INDENTED = 5  # a file with fewer indented lines says nothing about indentation
 _MIN_LITERALS = 3
 

@@ -1,7 +1,10 @@
 """Formatting family, import layout: whether the file's imports come grouped stdlib, third-party, local.
 
 Only the imports above the first function or class count: imports inside functions are placed
-by need, not by layout.
+by need, not by layout. Like isort and ruff, a file is checked block by block: imports under
+``if TYPE_CHECKING:``, a version test or a ``try`` form blocks of their own, ordered apart from
+the ones above them. (Learning sees the facts only, without the text that tells the blocks apart,
+so it counts such a file as interleaved: it learns "ordered" from fewer files, never more.)
 """
 
 from __future__ import annotations
@@ -38,6 +41,34 @@ def _out_of_order(imports: list[Import]) -> tuple[Import, int] | None:
             return imp, highest
         highest = max(highest, rank)
     return None
+
+
+def blocks(imports: list[Import], lines: list[str]) -> list[list[Import]]:
+    """``imports`` (in line order) split where isort would: a change of indentation or a statement
+    between two imports. A parenthesized import's continuation lines sit deeper or close with
+    ``)``, so they do not split."""
+    out: list[list[Import]] = []
+    prev: Import | None = None
+    prev_indent = -1
+    for imp in imports:
+        text = lines[imp.line - 1] if 0 < imp.line <= len(lines) else ""
+        indent = len(text) - len(text.lstrip(" \t"))
+        if prev is None or indent != prev_indent or _code_between(lines, prev.line, imp.line, indent):
+            out.append([])
+        out[-1].append(imp)
+        prev, prev_indent = imp, indent
+    return out
+
+
+def _code_between(lines: list[str], after: int, before: int, indent: int) -> bool:
+    for no in range(after + 1, before):
+        text = lines[no - 1]
+        body = text.lstrip(" \t")
+        if not body.strip() or body.startswith(("#", ")", "import ", "from ")):
+            continue
+        if len(text) - len(body) <= indent:
+            return True
+    return False
 
 
 def _build(inp: LearnInput) -> Build:
@@ -79,15 +110,17 @@ def check(fc: FileCheck) -> None:
     conv = fc.find(RULE)
     if conv is None or conv.choice != "ordered" or not fc.wants(conv):
         return
-    found = _out_of_order(top_imports(fc.facts))
-    if found is None:
+    for block in blocks(top_imports(fc.facts), fc.lines):
+        found = _out_of_order(block)
+        if found is None:
+            continue
+        imp, after = found
+        what = _LABEL[RANK[imp.group]]
+        fc.emit(
+            conv,
+            imp.line,
+            f"{what} import `{imp.module}` comes after {_LABEL[after]} imports, but {conv.description}",
+            severity=INFO,
+            key=imp.module,
+        )
         return
-    imp, after = found
-    what = _LABEL[RANK[imp.group]]
-    fc.emit(
-        conv,
-        imp.line,
-        f"{what} import `{imp.module}` comes after {_LABEL[after]} imports, but {conv.description}",
-        severity=INFO,
-        key=imp.module,
-    )

@@ -201,6 +201,9 @@ def quotes(fc: FileCheck, conv: Convention) -> None:
 
 def long_lines(fc: FileCheck, conv: Convention) -> None:
     limit = int(conv.choice)
+    # A formatter's limit (declared.py): a line long only because of a string or comment it
+    # cannot split answers to the limit the repository's files keep instead (0: none).
+    content_limit = conv.params.get("content_limit")
     text = fc.text
     lines = _Lines(text)
     for m in _long_line(limit).finditer(text):
@@ -208,16 +211,24 @@ def long_lines(fc: FileCheck, conv: Convention) -> None:
         if len(line) <= limit or "://" in line:
             continue
         no = lines.at(m.start())
-        col = fc.lexed().comment_col.get(no)
+        lex = fc.lexed()
+        col = lex.comment_col.get(no)
         if (col is not None or fc.language not in LEXED_LANGUAGES) and len(without_pragma(line, col)) <= limit:
             continue  # long only because of a noqa / type-ignore pragma the tools need there
-        fc.emit(
-            conv,
-            no,
-            f"line is {len(line)} characters, but {conv.description}",
-            severity=INFO,
-            detail={"length": len(line)},
-        )
+        message = f"line is {len(line)} characters, but {conv.description}"
+        if isinstance(content_limit, int) and fc.language in LEXED_LANGUAGES and _content_long(lex, no, line, limit):
+            if not content_limit or len(line) <= content_limit:
+                continue
+            message = (
+                f"line is {len(line)} characters, longer than the {content_limit} the repository's files keep"
+                f" where strings and comments run past the formatter's limit ({conv.description})"
+            )
+        fc.emit(conv, no, message, severity=INFO, detail={"length": len(line)})
+
+
+def _content_long(lex: Scan, no: int, line: str, limit: int) -> bool:
+    """Whether the line's code alone fits: it is long because of string or comment text."""
+    return no in lex.interior or len(line) - lex.content.get(no, 0) <= limit
 
 
 def _trailing_offsets(text: str) -> list[int]:
