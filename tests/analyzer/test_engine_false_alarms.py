@@ -342,3 +342,28 @@ def test_support_files_in_a_test_directory_are_not_misnamed_tests() -> None:
     assert _found(_review(model, "tests/__init__.py", ""), "structure") == []
     assert _found(_review(model, "tests/helpers.py", helpers), "structure") == []
     assert _found(_review(model, "tests/record_checks.py", checks), "structure") == [("structure.tests.naming", 1)]
+
+
+def test_quotes_inside_a_regular_expression_literal_are_not_strings() -> None:
+    conv = make(
+        "formatting", "formatting.quotes", Scope(LANGUAGE, "javascript"), "single", 980, 1000, DEFAULT_THRESHOLDS
+    )
+    model = ConventionModel(conventions=[conv], files=40)
+    text = textwrap.dedent(
+        """\
+        it('responds with the repository', (done) => {
+          request(app)
+            .get('/api/repos')
+            .expect('ETag', /^(?:W\\/)?"[^"]+"$/)
+            .expect(/"name":"express"/)
+            .expect(200, done);
+          const charset = /;\\s*charset\\s*=\\s*(?:"([^"]+)"|([^;,\\s]+))/i.exec(type);
+          const half = total / 2 / count;
+          res.set('Set-Cookie', ["type=ninja"]);
+        });
+        """
+    )
+
+    findings = check(extract("test/acceptance/web-service.js", text.encode()), text, model)
+
+    assert _found(findings, "formatting.quotes") == [("formatting.quotes", 9)]

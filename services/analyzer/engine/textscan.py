@@ -19,7 +19,10 @@ _TDQ = r'"""[^"\\]*(?:(?:\\.|"(?!""))[^"\\]*)*"""'
 _TSQ = r"'''[^'\\]*(?:(?:\\.|'(?!''))[^'\\]*)*'''"
 _PY = re.compile("|".join((r"#[^\n]*", _TDQ, _TSQ, _DQ, _SQ)), re.S)
 _BACKTICK = r"`[^`\\]*(?:\\.[^`\\]*)*`"
-_JS = re.compile("|".join((r"//[^\n]*", r"/\*.*?\*/", _BACKTICK, _DQ, _SQ)), re.S)
+# A regular-expression literal (`/"name":"x"/`) holds quotes that are not strings. It is told from
+# a division by what precedes it: an operator, an opening bracket, a comma or a statement's end.
+_REGEX = r"(?P<re>[(,=:\[!&|?{};]\s*)/(?![*/])(?:\\.|\[(?:\\.|[^\]\\\n])*\]|[^/\\\n\[])+/[a-z]*"
+_JS = re.compile("|".join((r"//[^\n]*", r"/\*.*?\*/", _REGEX, _BACKTICK, _DQ, _SQ)), re.S)
 _GO = re.compile("|".join((r"//[^\n]*", r"/\*.*?\*/", r"`[^`]*`", _DQ, _SQ)), re.S)
 _PATTERNS: dict[str, re.Pattern[str]] = {
     "python": _PY,
@@ -74,6 +77,16 @@ def scan(text: str, language: str) -> Scan:
         if nl:
             line += nl
             line_start = text.rfind("\n", 0, start) + 1
+        if m.lastgroup == "re":
+            lead = start
+            start += len(m.group("re"))  # the regex itself, not the operator before it
+            nl = count("\n", lead, start)
+            if nl:
+                line += nl
+                line_start = text.rfind("\n", 0, start) + 1
+            out.content[line] = out.content.get(line, 0) + end - start
+            pos = end
+            continue
         token = m.group()
         inner = count("\n", start, end)
         first = token[0]
