@@ -22,7 +22,7 @@ async def setup(runtime: ServiceRuntime) -> None:
         AnalyzerServicer(deps),
         "services.contracts.v1.AnalyzerService",
     )
-    model_store.start_consumers(runtime, deps)
+    await model_store.start_consumers(runtime, deps)
     # A start-up pass that finishes; each relearning has the learning time limit.
     runtime.supervise("relearn-outdated", partial(upgrade.relearn_in_background, deps), once=True, stall_after=None)
 

@@ -45,15 +45,13 @@ log = logging.getLogger(__name__)
 
 LEARN_CONSUMER = "analyzer-learn"
 DELETED_CONSUMER = "analyzer-repository-deleted"
-# Failures that say "try again later"; anything else from an optional input degrades the model.
-_TRANSIENT = frozenset({"service_unavailable", "timeout", "internal_error", "upstream_error"})
 
 
 async def _optional(what: str, coro: Coroutine[Any, Any, Any]) -> Any:
     try:
         return await coro
     except ServiceError as exc:
-        if exc.code in _TRANSIENT:
+        if exc.transient:  # try the event again later; anything else degrades the model
             raise
         log.info("learning without %s: %s (%s)", what, exc.message, exc.code)
         return None
@@ -91,7 +89,7 @@ async def _file_text(deps: Deps, repo_id: str, path: str, commit: str) -> str | 
     try:
         reply = await deps.indexer.file(repo_id, path, commit)
     except ServiceError as exc:
-        if exc.code in _TRANSIENT:
+        if exc.transient:
             raise
         return None
     return reply.content.decode("utf-8", "replace") if reply.content else None
@@ -303,7 +301,7 @@ async def on_deleted(deps: Deps, session: AsyncSession, env: events_pb2.EventEnv
     after_commit(session, partial(deps.cache.drop, msg.repository_id))
 
 
-def start_consumers(runtime: ServiceRuntime, deps: Deps) -> None:
+async def start_consumers(runtime: ServiceRuntime, deps: Deps) -> None:
     specs = (
         # One event at a time: a learning run may take minutes (the consumer heartbeats it, so a
         # short ack wait only bounds how soon a crashed replica's event goes to another), and
@@ -312,8 +310,9 @@ def start_consumers(runtime: ServiceRuntime, deps: Deps) -> None:
         (DELETED_CONSUMER, SUBJECT_REPOSITORY_DELETED, on_deleted, deps.settings.event_ack_wait_seconds),
     )
     if deps.quota is not None:
-        watch = partial(runtime.bus.watch, SUBJECT_SUBSCRIPTION_CHANGED, deps.quota.on_subscription_changed)
-        runtime.supervise("subscription-watch", watch, once=True)  # a subscription: set up once
+        # A core NATS subscription, made once on the connected bus (the client renews it after
+        # a reconnect).
+        await runtime.bus.watch(SUBJECT_SUBSCRIPTION_CHANGED, deps.quota.on_subscription_changed)
     for durable, subject, handler, ack_wait in specs:
         consumer = EventConsumer(
             runtime.bus, runtime.db, inbox, durable, subject, service="analyzer", ack_wait=ack_wait, batch=1

@@ -16,7 +16,6 @@ from services.contracts.v1 import events_pb2, indexer_pb2, indexer_pb2_grpc
 from services.hostapp import jobs, queries
 from services.hostapp.models import PrJob, now_ms
 from services.kit.db import Database
-from services.kit.errors import ServiceError
 from services.kit.grpc_client import RemoteError, call
 
 log = logging.getLogger(__name__)
@@ -55,8 +54,8 @@ class IndexGate:
         except RemoteError as exc:
             if exc.code == "repo_not_found":
                 return IndexState.NOT_READY
-            if exc.code in ("service_unavailable", "timeout"):
-                raise  # transient: the job is retried
+            if exc.transient:
+                raise  # the job is retried
             log.info("indexer cannot tell the index state of %s (%s): analysing anyway", full_name, exc.code)
             return IndexState.UNKNOWN
         if status.head_sha or status.state == READY:
@@ -108,7 +107,3 @@ async def on_index_failed(session: AsyncSession, env: events_pb2.EventEnvelope) 
         await queries.upsert_repo_index(session, key, FAILED, event.repository_id, "", event.error)
     # Waiting jobs go back to the queue; the worker sees the failure and closes them as skipped.
     await _release(session, key)
-
-
-def is_transient(exc: ServiceError) -> bool:
-    return exc.code in ("service_unavailable", "timeout", "upstream_error", "internal_error", "index_in_progress")

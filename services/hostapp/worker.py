@@ -23,7 +23,7 @@ from sqlalchemy.exc import DBAPIError
 from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, events_pb2
 from services.hostapp import jobs, queries, review
 from services.hostapp.github import GitHubApp, GitHubError, PullInfo
-from services.hostapp.indexing import IndexGate, IndexState, is_transient
+from services.hostapp.indexing import IndexGate, IndexState
 from services.hostapp.models import COMPLETED, DROPPED, FAILED, SKIPPED, SUPERSEDED, PrJob, now_ms
 from services.hostapp.settings import HostAppSettings
 from services.kit.bus import PR_JOBS, SUBJECT_PR_JOB, Bus
@@ -53,7 +53,7 @@ def _is_transient(exc: Exception) -> bool:
     if isinstance(exc, GitHubError):
         return exc.transient
     if isinstance(exc, ServiceError):
-        return is_transient(exc)
+        return exc.transient
     return isinstance(exc, (Transient, DBAPIError))
 
 

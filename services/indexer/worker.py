@@ -75,9 +75,8 @@ class IndexWorker:
         self.lease_ms = int(settings.lease_seconds * 1000)
 
     async def run(self) -> None:
-        with idle():  # started once the bus is up; after a NATS outage it may not be yet
-            while not self.consumer.bus.connected:
-                await asyncio.sleep(0.2)
+        # The runtime connects the bus before any loop starts; a later outage is the consumer's
+        # to ride out (it logs, waits and subscribes again).
         await asyncio.to_thread(self.pool.warm_up)
         await self.consumer.run(self.handle)
 
@@ -152,7 +151,7 @@ class IndexWorker:
         except Cancelled:
             return await self._interrupted(run.id, repo.id, progress)
         except ServiceError as exc:
-            return await self._failed(run.id, repo.id, exc.code, exc.message, permanent=exc.code != "upstream_error")
+            return await self._failed(run.id, repo.id, exc.code, exc.message, permanent=not exc.transient)
         except IndexFailure as exc:
             if progress.cancel.is_set():
                 return await self._interrupted(run.id, repo.id, progress)

@@ -1,46 +1,57 @@
-"""One error model: domain exceptions carry the spec's machine code; one table maps it
-to a gRPC status (between services) and one to an HTTP status (at the gateway)."""
+"""One error model: domain exceptions carry the spec's machine code; one table gives each code
+its gRPC status (between services), its HTTP status (at the gateway) and whether it is transient
+(worth retrying unchanged: every consumer and worker asks ``ServiceError.transient``)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import grpc
 
-# code -> (gRPC status, HTTP status). The HTTP side follows the spec's status table;
-# the gRPC side follows the grpc-gateway convention so the mapping is invertible.
-CODE_TABLE: dict[str, tuple[grpc.StatusCode, int]] = {
-    "not_authenticated": (grpc.StatusCode.UNAUTHENTICATED, 401),
-    "invalid_token": (grpc.StatusCode.UNAUTHENTICATED, 401),
-    "oauth_failed": (grpc.StatusCode.UNAUTHENTICATED, 401),
-    "forbidden": (grpc.StatusCode.PERMISSION_DENIED, 403),
-    "repo_not_found": (grpc.StatusCode.NOT_FOUND, 404),
-    "not_found": (grpc.StatusCode.NOT_FOUND, 404),
-    "file_not_found": (grpc.StatusCode.NOT_FOUND, 404),
-    "repo_not_indexed": (grpc.StatusCode.FAILED_PRECONDITION, 409),
-    "index_in_progress": (grpc.StatusCode.ABORTED, 409),
-    "index_failed": (grpc.StatusCode.FAILED_PRECONDITION, 409),
-    "no_files": (grpc.StatusCode.INVALID_ARGUMENT, 400),
-    "unsupported_file_type": (grpc.StatusCode.INVALID_ARGUMENT, 422),
-    "plan_required": (grpc.StatusCode.PERMISSION_DENIED, 403),
-    "quota_exceeded": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
-    "seat_limit_reached": (grpc.StatusCode.FAILED_PRECONDITION, 409),
-    "payment_failed": (grpc.StatusCode.FAILED_PRECONDITION, 402),
-    "trial_already_used": (grpc.StatusCode.FAILED_PRECONDITION, 409),
-    "conflict": (grpc.StatusCode.ALREADY_EXISTS, 409),
-    "invalid_signature": (grpc.StatusCode.INVALID_ARGUMENT, 400),
-    "unknown_event": (grpc.StatusCode.OK, 200),
-    "bad_request": (grpc.StatusCode.INVALID_ARGUMENT, 400),
-    "payload_too_large": (grpc.StatusCode.INVALID_ARGUMENT, 413),
-    "validation_failed": (grpc.StatusCode.INVALID_ARGUMENT, 422),
-    "method_not_allowed": (grpc.StatusCode.UNIMPLEMENTED, 405),
-    "rate_limited": (grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
-    "not_configured": (grpc.StatusCode.UNIMPLEMENTED, 501),
-    "not_implemented": (grpc.StatusCode.UNIMPLEMENTED, 501),
-    "service_unavailable": (grpc.StatusCode.UNAVAILABLE, 503),
-    "upstream_error": (grpc.StatusCode.UNAVAILABLE, 502),
-    "timeout": (grpc.StatusCode.DEADLINE_EXCEEDED, 504),
-    "internal_error": (grpc.StatusCode.INTERNAL, 500),
+
+class ErrorCode(NamedTuple):
+    grpc: grpc.StatusCode
+    http: int
+    transient: bool = False
+
+
+# code -> (gRPC status, HTTP status, transient). The HTTP side follows the spec's status table;
+# the gRPC side follows the grpc-gateway convention so the mapping is invertible. ``transient``:
+# the same request may succeed later with nothing changed (a peer or the code host down, slow or
+# busy, an index still running), so a consumer or worker retries it (within its attempts) instead
+# of failing the job for good. Every other code needs a change first: input, plan, state.
+CODE_TABLE: dict[str, ErrorCode] = {
+    "not_authenticated": ErrorCode(grpc.StatusCode.UNAUTHENTICATED, 401),
+    "invalid_token": ErrorCode(grpc.StatusCode.UNAUTHENTICATED, 401),
+    "oauth_failed": ErrorCode(grpc.StatusCode.UNAUTHENTICATED, 401),
+    "forbidden": ErrorCode(grpc.StatusCode.PERMISSION_DENIED, 403),
+    "repo_not_found": ErrorCode(grpc.StatusCode.NOT_FOUND, 404),
+    "not_found": ErrorCode(grpc.StatusCode.NOT_FOUND, 404),
+    "file_not_found": ErrorCode(grpc.StatusCode.NOT_FOUND, 404),
+    "repo_not_indexed": ErrorCode(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "index_in_progress": ErrorCode(grpc.StatusCode.ABORTED, 409, transient=True),
+    "index_failed": ErrorCode(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "no_files": ErrorCode(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "unsupported_file_type": ErrorCode(grpc.StatusCode.INVALID_ARGUMENT, 422),
+    "plan_required": ErrorCode(grpc.StatusCode.PERMISSION_DENIED, 403),
+    "quota_exceeded": ErrorCode(grpc.StatusCode.RESOURCE_EXHAUSTED, 429),
+    "seat_limit_reached": ErrorCode(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "payment_failed": ErrorCode(grpc.StatusCode.FAILED_PRECONDITION, 402),
+    "trial_already_used": ErrorCode(grpc.StatusCode.FAILED_PRECONDITION, 409),
+    "conflict": ErrorCode(grpc.StatusCode.ALREADY_EXISTS, 409),
+    "invalid_signature": ErrorCode(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "unknown_event": ErrorCode(grpc.StatusCode.OK, 200),
+    "bad_request": ErrorCode(grpc.StatusCode.INVALID_ARGUMENT, 400),
+    "payload_too_large": ErrorCode(grpc.StatusCode.INVALID_ARGUMENT, 413),
+    "validation_failed": ErrorCode(grpc.StatusCode.INVALID_ARGUMENT, 422),
+    "method_not_allowed": ErrorCode(grpc.StatusCode.UNIMPLEMENTED, 405),
+    "rate_limited": ErrorCode(grpc.StatusCode.RESOURCE_EXHAUSTED, 429, transient=True),
+    "not_configured": ErrorCode(grpc.StatusCode.UNIMPLEMENTED, 501),
+    "not_implemented": ErrorCode(grpc.StatusCode.UNIMPLEMENTED, 501),
+    "service_unavailable": ErrorCode(grpc.StatusCode.UNAVAILABLE, 503, transient=True),
+    "upstream_error": ErrorCode(grpc.StatusCode.UNAVAILABLE, 502, transient=True),
+    "timeout": ErrorCode(grpc.StatusCode.DEADLINE_EXCEEDED, 504, transient=True),
+    "internal_error": ErrorCode(grpc.StatusCode.INTERNAL, 500, transient=True),
 }
 
 # For statuses that arrive without our error detail (a crashed peer, a deadline).
@@ -82,11 +93,16 @@ class ServiceError(Exception):
 
     @property
     def grpc_status(self) -> grpc.StatusCode:
-        return CODE_TABLE[self.code][0]
+        return CODE_TABLE[self.code].grpc
 
     @property
     def http_status(self) -> int:
-        return self._http_status or CODE_TABLE[self.code][1]
+        return self._http_status or CODE_TABLE[self.code].http
+
+    @property
+    def transient(self) -> bool:
+        """Worth another attempt later, unchanged (the table's ``transient`` column)."""
+        return CODE_TABLE[self.code].transient
 
     def __repr__(self) -> str:
         return f"ServiceError({self.code!r}, {self.message!r})"
@@ -94,7 +110,7 @@ class ServiceError(Exception):
 
 def http_status_for(code: str, grpc_status: grpc.StatusCode | None = None) -> int:
     if code in CODE_TABLE:
-        return CODE_TABLE[code][1]
+        return CODE_TABLE[code].http
     if grpc_status is not None and grpc_status in GRPC_TO_HTTP:
         return GRPC_TO_HTTP[grpc_status][0]
     return 500

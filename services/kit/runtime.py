@@ -7,7 +7,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -40,7 +40,10 @@ class ServiceRuntime:
         self.supervisor = Supervisor(self.name, on_fatal=self._fatal)
         self.exit_code = 0
 
-    async def start(self) -> None:
+    async def connect(self) -> None:
+        """What ``setup()`` may use: logging, the migrated database and the connected bus with
+        its streams declared. NATS that is not up yet is waited for (a minute, then the process
+        exits for its supervisor to start it again)."""
         s = self.settings
         configure_logging(self.name, s.log_level, s.log_json)
         if not s.database_url:
@@ -55,6 +58,14 @@ class ServiceRuntime:
             with attempt:
                 await self.bus.connect()
         await self.bus.ensure_streams()
+
+    async def start(self) -> None:
+        """After ``connect()`` and ``setup()``: metrics, the outbox relay, the gRPC server with
+        readiness, then the supervised loops. Connected first, no loop begins by failing (and
+        logging it) or has to wait for the bus; a later outage is theirs to ride out."""
+        s = self.settings
+        if self.bus.nc is None:
+            raise RuntimeError("ServiceRuntime.start() before connect()")
         serve_metrics(s.metrics_port, s.metrics_bind_host())
         if self.outbox_table is not None:
             self.relay = OutboxRelay(self.db, self.bus, self.outbox_table, self.name, s.outbox_poll_seconds)
@@ -63,8 +74,6 @@ class ServiceRuntime:
         self.server.spawn(self.server.watch_readiness(checks, wake=self.supervisor.changed), "readiness")
         port = await self.server.start()
         log.info("%s listening on %s (port %s)", self.name, s.bind_address(), port)
-        # The loops start once the database is migrated and the bus connected, so none of them
-        # begins by failing (and logging it) or has to wait for either.
         self.server.spawn(self.supervisor.run(), "supervisor")
 
     async def _nats_ready(self) -> bool:
@@ -106,7 +115,7 @@ class ServiceRuntime:
         await self.server.serve_until_signal(on_stop)
 
 
-def main_entry(coro_factory: Any) -> None:
+def main_entry(coro_factory: Callable[[], Coroutine[Any, Any, None]]) -> None:
     """Run a service's async main with uvloop when available."""
     try:
         import uvloop
@@ -120,12 +129,14 @@ def run_service(
     settings: ServiceSettings,
     service_dir: Path,
     outbox: Table | None,
-    setup: Any,
+    setup: Callable[[ServiceRuntime], Awaitable[None]],
 ) -> None:
-    """The whole ``main`` of a service: ``setup(runtime)`` registers servicers and consumers."""
+    """The whole ``main`` of a service: ``setup(runtime)`` registers servicers and consumers,
+    with the database migrated and the bus connected."""
 
     async def serve() -> None:
         runtime = ServiceRuntime(settings, service_dir, outbox)
+        await runtime.connect()
         await setup(runtime)
         await runtime.start()
         await runtime.run_forever()

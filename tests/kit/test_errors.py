@@ -2,6 +2,7 @@ import grpc
 import pytest
 
 from services.kit.errors import CODE_TABLE, ServiceError, error_body, http_status_for
+from services.kit.grpc_client import RemoteError
 from tests.spec import spec_error_codes
 
 
@@ -49,3 +50,21 @@ def test_error_body_shape() -> None:
         "code": "repo_not_found",
         "details": {"id": "x"},
     }
+
+
+def test_transient_is_one_column_of_the_table() -> None:
+    transient = {code for code, entry in CODE_TABLE.items() if entry.transient}
+    assert transient == {
+        "service_unavailable",
+        "upstream_error",
+        "timeout",
+        "internal_error",
+        "index_in_progress",
+        "rate_limited",
+    }
+    assert ServiceError("timeout", "slow").transient
+    assert not ServiceError("validation_failed", "bad").transient
+    # A peer's error keeps its code's column; one with an unknown code falls back by status.
+    assert RemoteError("upstream_error", "down", {}, grpc.StatusCode.UNAVAILABLE).transient
+    assert RemoteError("no_such_code", "?", {}, grpc.StatusCode.UNAVAILABLE).transient
+    assert not RemoteError("no_such_code", "?", {}, grpc.StatusCode.NOT_FOUND).transient

@@ -46,6 +46,7 @@ async def test_a_loop_that_cannot_be_kept_running_stops_the_process(
     root = logging.getLogger()
     handlers, level = root.handlers[:], root.level  # the runtime configures logging for a process
     try:
+        await runtime.connect()
         await runtime.start()
         await watch_until_stopped(runtime, port)
     finally:
