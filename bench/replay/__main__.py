@@ -75,12 +75,12 @@ def _parent(corpus: repos.Corpus, commit: str) -> str:
 
 def replay(corpus: repos.Corpus, n: int, followup: int, window: int, keep_examples: int) -> Tally:
     from bench.quality.engines import learn_as_analyzer
-    from services.analyzer.diffs import parse_unified_diff
     from services.analyzer.preferences import effective
     from services.analyzer.review import Target, review
     from services.analyzer.state import LoadedRepo
     from services.indexer.git.log import read_log
     from services.indexer.history import summarize_history
+    from services.source.diff import parse_unified_diff
     from services.source.extract import extract
 
     tally = Tally(corpus.name)

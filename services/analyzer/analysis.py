@@ -13,12 +13,12 @@ from collections.abc import Sequence
 
 from services.analyzer import preferences, replacements, repo_lookup, results
 from services.analyzer.deps import Deps
-from services.analyzer.diffs import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
 from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, indexer_pb2
 from services.kit.errors import ServiceError
 from services.kit.paths import repo_path
+from services.source.diff import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
 from services.source.facts import decode
 
 # Code-host file statuses -> ours.

@@ -174,8 +174,14 @@ class ExtractorPool:
     def warm_up(self) -> None:
         """Start every worker now (imports included) so the first index is not slower."""
         pool = self._executor()
-        for future in [pool.submit(_noop) for _ in range(self.workers)]:
-            future.result()
+        try:
+            for future in [pool.submit(_noop) for _ in range(self.workers)]:
+                future.result()
+        except BrokenProcessPool:
+            # A worker that died starting up breaks the pool for good: the supervisor's next
+            # start of the loop gets a new one (it once got the same broken pool six times).
+            self._discard()
+            raise
 
     def map(
         self, tasks: Sequence[ExtractTask], *, in_flight: int = 0, check: Callable[[], None] | None = None

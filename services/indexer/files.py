@@ -15,7 +15,7 @@ from services.contracts.v1 import indexer_pb2
 from services.indexer import access, queries, sources
 from services.indexer.facts_codec import apply_resolution, decode_facts, encode_facts, skipped_facts
 from services.indexer.git import (
-    FileDiff,
+    ChangedFile,
     GitError,
     GitInputError,
     changed_files,
@@ -218,7 +218,7 @@ def _missing_commit(mirror: Path, revisions: dict[str, str]) -> str | None:
     return None
 
 
-def _contents(mirror: str, diffs: list[FileDiff], max_bytes: int) -> dict[str, bytes]:
+def _contents(mirror: str, diffs: list[ChangedFile], max_bytes: int) -> dict[str, bytes]:
     wanted = [d.blob_sha for d in diffs if d.blob_sha and d.status != "deleted" and not d.binary]
     out: dict[str, bytes] = {}
     with READERS.borrow(mirror, max_bytes) as reader:
@@ -229,7 +229,7 @@ def _contents(mirror: str, diffs: list[FileDiff], max_bytes: int) -> dict[str, b
     return out
 
 
-def _add_change(reply: indexer_pb2.Changes, diff: FileDiff, content: bytes | None) -> None:
+def _add_change(reply: indexer_pb2.Changes, diff: ChangedFile, content: bytes | None) -> None:
     item = reply.files.add(path=diff.path, status=diff.status, old_path=diff.old_path, content=content or b"")
     for r in diff.ranges:
         item.added_lines.add(start=r.start, end=r.end)

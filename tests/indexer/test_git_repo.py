@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from services.indexer.git.diff import LineRange, changed_files, parse_unified_diff, staged_changes
+from services.indexer.git.diff import LineRange, changed_files, changes_in_diff, staged_changes
 from services.indexer.git.errors import GitInputError, GitOperationError
 from services.indexer.git.log import FileChange, read_log
 from services.indexer.git.mirror import ensure_mirror, resolve_ref
@@ -304,7 +304,7 @@ Binary files a/img.png and /dev/null differ
 
 
 def test_parse_client_unified_diff() -> None:
-    diffs = {d.path: d for d in parse_unified_diff(CLIENT_DIFF)}
+    diffs = {d.path: d for d in changes_in_diff(CLIENT_DIFF)}
     assert sorted(diffs) == ["img.png", "new name.py", "src/a.py", "tab\there.py"]
     a = diffs["src/a.py"]
     assert (a.status, a.ranges, a.added, a.deleted) == ("modified", [LineRange(2, 3)], 2, 3)
@@ -316,17 +316,17 @@ def test_parse_client_unified_diff() -> None:
 
 def test_parse_plain_diff_and_reject_escaping_paths() -> None:
     plain = "--- lib/x.c\t2024-01-01 00:00:00\n+++ lib/x.c\t2024-01-02 00:00:00\n@@ -1,2 +1,2 @@\n a\n-b\n+c\n"
-    (only,) = parse_unified_diff(plain)
+    (only,) = changes_in_diff(plain)
     assert (only.path, only.status, only.ranges) == ("lib/x.c", "modified", [LineRange(2, 2)])
     for old, new in [("a/../../etc/passwd", "b/../../etc/passwd"), ("/etc/passwd", "/etc/passwd")]:
         hostile = f"--- {old}\n+++ {new}\n@@ -1 +1 @@\n-a\n+b\n"
         with pytest.raises(GitInputError) as info:
-            parse_unified_diff(hostile)
+            changes_in_diff(hostile)
         assert info.value.code == "validation_failed"
     with pytest.raises(GitInputError):
-        parse_unified_diff("diff --git a/.git/config b/.git/config\nindex 1..2 100644\n")
+        changes_in_diff("diff --git a/.git/config b/.git/config\nindex 1..2 100644\n")
     with pytest.raises(GitInputError):
-        parse_unified_diff("x" * 100, max_bytes=10)
+        changes_in_diff("x" * 100, max_bytes=10)
 
 
 def test_read_log_of_a_missing_ref_fails_cleanly(mirror: Path) -> None:

@@ -1,6 +1,6 @@
 """Hardened git command-line layer: validated inputs, sealed git processes, bare mirrors."""
 
-from services.indexer.git.diff import FileDiff, LineRange, StagedFile, changed_files, parse_unified_diff, staged_changes
+from services.indexer.git.diff import ChangedFile, LineRange, StagedFile, changed_files, changes_in_diff, staged_changes
 from services.indexer.git.errors import GitError, GitInputError, GitOperationError
 from services.indexer.git.log import Commit, FileChange, read_log
 from services.indexer.git.mirror import MirrorResult, ensure_mirror, resolve_ref
@@ -18,10 +18,10 @@ from services.indexer.git.urls import CloneUrl, validate_clone_url
 __all__ = [
     "Blob",
     "BlobReader",
+    "ChangedFile",
     "CloneUrl",
     "Commit",
     "FileChange",
-    "FileDiff",
     "GitAccess",
     "GitError",
     "GitInputError",
@@ -34,9 +34,9 @@ __all__ = [
     "StagedFile",
     "TreeEntry",
     "changed_files",
+    "changes_in_diff",
     "ensure_mirror",
     "list_tree",
-    "parse_unified_diff",
     "read_log",
     "resolve_ref",
     "run_git",

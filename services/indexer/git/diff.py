@@ -3,7 +3,8 @@
 Three sources: two commits of a mirror, a unified diff sent by a client, and the staged
 changes of an operator-registered local repository. For git's own output we ask for
 ``--raw -z`` and the ``-U0`` patch in one run: the raw records carry exact paths, statuses
-and blob ids (no quoting ambiguity), the patch carries the line ranges.
+and blob ids (no quoting ambiguity), the patch (parsed by ``services/source/diff.py``, the
+analyzer's parser too) carries the line ranges.
 """
 
 from __future__ import annotations
@@ -11,29 +12,25 @@ from __future__ import annotations
 import os
 import re
 from dataclasses import dataclass, field
-from typing import NamedTuple
 
 from services.indexer.git.errors import GIT_FAILED, VALIDATION_FAILED, GitInputError, GitOperationError
 from services.indexer.git.paths import LocalRepository, validate_repo_path, validate_rev
 from services.indexer.git.runner import run_git
 from services.indexer.git.tree import BlobReader
+from services.source.diff import LineRange, parse_unified_diff
 
 MAX_DIFF_BYTES = 32 * 1024 * 1024
 MAX_DIFF_FILES = 20_000
-_HUNK = re.compile(r"^@@@* -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
 _STATUS = {"A": "added", "M": "modified", "D": "deleted", "R": "renamed", "C": "copied", "T": "type_changed"}
-_ESCAPES = {"a": 7, "b": 8, "t": 9, "n": 10, "v": 11, "f": 12, "r": 13, '"': 34, "\\": 92}
 _NULL_SHA = re.compile(r"^0+$")
 _DIFF_FLAGS = ["--no-color", "--no-ext-diff", "--no-textconv", "--find-renames", "--full-index", "--no-abbrev"]
 
 
-class LineRange(NamedTuple):
-    start: int  # 1-based, inclusive, in the head (new) version
-    end: int
-
-
 @dataclass
-class FileDiff:
+class ChangedFile:
+    """One file of a change as the indexer serves it (``GetChanges``): head-side ranges, counts
+    and the head-side blob to read its content from."""
+
     path: str  # head-side path (the old path for deletions)
     status: str  # added | modified | deleted | renamed | copied | type_changed
     old_path: str = ""  # set for renames and copies
@@ -44,66 +41,6 @@ class FileDiff:
     blob_sha: str = ""  # head-side blob, "" when deleted or unknown (client diffs)
 
 
-def _c_unquote(text: str) -> str:
-    """Undo git's C-style quoting of unusual paths ("a\\tb", octal UTF-8 bytes)."""
-    body = text[1:-1] if len(text) >= 2 and text[0] == '"' and text[-1] == '"' else text
-    out = bytearray()
-    i = 0
-    while i < len(body):
-        ch = body[i]
-        if ch == "\\" and i + 1 < len(body):
-            nxt = body[i + 1]
-            if nxt in _ESCAPES:
-                out.append(_ESCAPES[nxt])
-                i += 2
-                continue
-            if body[i + 1 : i + 4].isdigit():
-                out.append(int(body[i + 1 : i + 4], 8) & 0xFF)
-                i += 4
-                continue
-        out += ch.encode("utf-8")
-        i += 1
-    return out.decode("utf-8", "replace")
-
-
-def _split_quoted(raw: str) -> tuple[str, str]:
-    """The leading C-quoted token of ``raw`` (unquoted) and what follows it."""
-    end = 1
-    while end < len(raw):
-        if raw[end] == "\\":
-            end += 2
-            continue
-        if raw[end] == '"':
-            return _c_unquote(raw[: end + 1]), raw[end + 1 :].lstrip(" ")
-        end += 1
-    return _c_unquote(raw + '"'), ""
-
-
-def _header_path(raw: str) -> str:
-    raw = raw.rstrip("\r")
-    if raw.startswith('"'):
-        return _split_quoted(raw)[0]
-    # Plain `diff -u` appends "\t<timestamp>"; git appends a tab only to names with spaces.
-    return raw.split("\t", 1)[0]
-
-
-def _strip_prefix(path: str, prefix: str) -> str:
-    return path[len(prefix) :] if path.startswith(prefix) else path
-
-
-def _git_header_paths(rest: str) -> tuple[str, str]:
-    """Paths of "diff --git a/X b/Y", used only when no ---/+++ lines follow (binary, mode)."""
-    rest = rest.rstrip("\r")
-    if rest.startswith('"'):
-        old, tail = _split_quoted(rest)
-        return _strip_prefix(old, "a/"), _strip_prefix(_header_path(tail), "b/")
-    half = (len(rest) - 1) // 2
-    if rest[half] == " " and rest[2:half] == rest[half + 3 :]:
-        return rest[2:half], rest[half + 3 :]
-    old, _, new = rest.partition(" b/")
-    return _strip_prefix(old, "a/"), new
-
-
 def _checked(path: str) -> str:
     try:
         return validate_repo_path(path)
@@ -111,128 +48,30 @@ def _checked(path: str) -> str:
         raise GitInputError(VALIDATION_FAILED, f"diff names an invalid path: {exc.message}") from None
 
 
-def _add_line(ranges: list[LineRange], line: int) -> None:
-    if ranges and ranges[-1].end + 1 == line:
-        ranges[-1] = LineRange(ranges[-1].start, line)
-    else:
-        ranges.append(LineRange(line, line))
-
-
-def parse_unified_diff(
+def changes_in_diff(
     text: str | bytes, *, max_bytes: int = MAX_DIFF_BYTES, max_files: int = MAX_DIFF_FILES
-) -> list[FileDiff]:
-    """Parse git-style or plain unified diffs (any context size) into per-file head ranges.
-
-    Hunk bodies are consumed by the counts in their ``@@`` header, so a removed line that
-    itself starts with "-- " is never mistaken for a file header. Paths are validated.
-    """
-    if isinstance(text, bytes):
-        if len(text) > max_bytes:
-            raise GitInputError(VALIDATION_FAILED, f"diff larger than {max_bytes} bytes")
-        text = text.decode("utf-8", "replace")
-    elif len(text) > max_bytes:
+) -> list[ChangedFile]:
+    """The files of a unified diff (``services/source/diff.py`` parses it) with head-side
+    ranges; every path is validated and the size is bounded."""
+    if len(text) > max_bytes:
         raise GitInputError(VALIDATION_FAILED, f"diff larger than {max_bytes} bytes")
-    lines = text.split("\n")
-    files: list[FileDiff] = []
-    current: FileDiff | None = None
-    in_git_header = False
-    i = 0
-    while i < len(lines):
-        line = lines[i]
-        if line.startswith("diff --git "):
-            old, new = _git_header_paths(line[11:])
-            current = FileDiff(path=_checked(new), status="modified")
-            current.old_path = _checked(old)
-            files.append(current)
-            in_git_header = True
-        elif current is not None and in_git_header and _git_extended(current, line):
-            pass
-        elif line.startswith("--- ") and i + 1 < len(lines) and lines[i + 1].startswith("+++ "):
-            old, new = _header_path(line[4:]), _header_path(lines[i + 1][4:])
-            if not in_git_header or current is None:
-                current = FileDiff(path="", status="modified")
-                files.append(current)
-            _apply_file_header(current, old, new, git_style=in_git_header)
-            in_git_header = False
-            i += 2
-            continue
-        elif line.startswith("@@") and current is not None:
-            i = _consume_hunk(lines, i, current)
-            in_git_header = False
-            continue
-        if len(files) > max_files:
-            raise GitInputError(VALIDATION_FAILED, f"diff touches more than {max_files} files")
-        i += 1
-    for diff in files:
-        if diff.status not in ("renamed", "copied"):
-            diff.old_path = ""
-    return [d for d in files if d.path]
-
-
-def _git_extended(diff: FileDiff, line: str) -> bool:
-    """Apply one extended header line of a git diff; False when the line is not one."""
-    line = line.rstrip("\r")
-    if line.startswith("new file mode"):
-        diff.status = "added"
-    elif line.startswith("deleted file mode"):
-        diff.status = "deleted"
-        diff.path = diff.old_path or diff.path
-    elif line.startswith(("rename from ", "copy from ")):
-        diff.status = "renamed" if line.startswith("rename") else "copied"
-        diff.old_path = _checked(_header_path(line.split(" ", 2)[2]))
-    elif line.startswith(("rename to ", "copy to ")):
-        diff.path = _checked(_header_path(line.split(" ", 2)[2]))
-    elif line.startswith("Binary files ") or line == "GIT binary patch":
-        diff.binary = True
-    else:
-        return line.startswith(("old mode", "new mode", "index ", "similarity", "dissimilarity"))
-    return True
-
-
-def _apply_file_header(diff: FileDiff, old: str, new: str, *, git_style: bool) -> None:
-    if git_style or (old.startswith("a/") and new.startswith("b/")) or "/dev/null" in (old, new):
-        old, new = _strip_prefix(old, "a/"), _strip_prefix(new, "b/")
-    if new == "/dev/null":
-        diff.status, diff.path, diff.old_path = "deleted", _checked(old), ""
-    elif old == "/dev/null":
-        diff.status, diff.path = "added", _checked(new)
-    else:
-        diff.path = _checked(new)
-        if not git_style and old != new:
-            diff.status, diff.old_path = "renamed", _checked(old)
-
-
-def _consume_hunk(lines: list[str], i: int, diff: FileDiff) -> int:
-    match = _HUNK.match(lines[i])
-    if not match:
-        return i + 1
-    old_left = int(match.group(2)) if match.group(2) is not None else 1
-    new_left = int(match.group(4)) if match.group(4) is not None else 1
-    line_no = int(match.group(3))
-    i += 1
-    while (old_left > 0 or new_left > 0) and i < len(lines):
-        body = lines[i]
-        marker = body[:1]
-        if marker == "\\":
-            pass
-        elif marker == "+" and new_left > 0:
-            _add_line(diff.ranges, line_no)
-            diff.added += 1
-            line_no += 1
-            new_left -= 1
-        elif marker == "-" and old_left > 0:
-            diff.deleted += 1
-            old_left -= 1
-        elif marker in (" ", "") and old_left > 0 and new_left > 0:
-            line_no += 1
-            old_left -= 1
-            new_left -= 1
-        else:
-            break  # truncated or malformed hunk: keep what we have
-        i += 1
-    while i < len(lines) and lines[i].startswith("\\"):
-        i += 1
-    return i
+    if isinstance(text, bytes):
+        text = text.decode("utf-8", "replace")
+    files = parse_unified_diff(text)
+    if len(files) > max_files:
+        raise GitInputError(VALIDATION_FAILED, f"diff touches more than {max_files} files")
+    return [
+        ChangedFile(
+            path=_checked(f.path),
+            status=f.status,
+            old_path=_checked(f.old_path) if f.old_path else "",
+            ranges=f.added_ranges(),
+            added=f.added,
+            deleted=f.deleted,
+            binary=f.binary,
+        )
+        for f in files
+    ]
 
 
 def _raw_records(data: bytes) -> tuple[list[tuple[str, str, str, str]], bytes]:
@@ -255,13 +94,13 @@ def _raw_records(data: bytes) -> tuple[list[tuple[str, str, str, str]], bytes]:
     return records, b"\0".join(tokens[i:])
 
 
-def _combine(output: bytes) -> list[FileDiff]:
+def _combine(output: bytes) -> list[ChangedFile]:
     records, patch = _raw_records(output)
-    by_path = {d.path: d for d in parse_unified_diff(patch.lstrip(b"\0"), max_bytes=len(patch) + 1)}
-    result: list[FileDiff] = []
+    by_path = {d.path: d for d in changes_in_diff(patch.lstrip(b"\0"), max_bytes=len(patch) + 1)}
+    result: list[ChangedFile] = []
     for status, old, new, sha in records:
         parsed = by_path.get(new if status != "D" else old)
-        diff = FileDiff(
+        diff = ChangedFile(
             path=old if status == "D" else new,
             status=_STATUS.get(status, "modified"),
             old_path=old if status in ("R", "C") else "",
@@ -286,7 +125,7 @@ def changed_files(
     merge_base: bool = False,
     timeout: float = 120.0,
     max_output: int = MAX_DIFF_BYTES,
-) -> list[FileDiff]:
+) -> list[ChangedFile]:
     """Files that differ between ``base`` and ``head`` with head-side changed ranges.
 
     ``merge_base=True`` diffs from the merge base (``base...head``), i.e. what a pull request
@@ -306,7 +145,7 @@ def changed_files(
 
 @dataclass
 class StagedFile:
-    diff: FileDiff
+    diff: ChangedFile
     content: bytes | None  # staged blob (first max_blob_bytes), None for deletions
     truncated: bool = False
 

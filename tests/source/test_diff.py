@@ -1,8 +1,9 @@
-"""Unified diffs as clients send them: parsing, changed lines, applying to the indexed base."""
+"""Unified diffs (services/source/diff.py, the indexer's and the analyzer's one parser): parsing,
+changed lines and ranges, applying to the indexed base."""
 
 from __future__ import annotations
 
-from services.analyzer.diffs import apply, parse_hunks, parse_unified_diff
+from services.source.diff import apply, parse_hunks, parse_unified_diff
 
 BASE = "a\nb\nc\nd\ne\nf\ng\nh\n"
 
@@ -85,3 +86,39 @@ def test_plain_diff_without_git_headers() -> None:
     assert diff.path == "x.txt"
     assert diff.added_lines() == {1}
     assert apply("-- old dashes\na\n", diff.hunks) == "new\na\n"
+
+
+def test_one_parse_serves_the_indexer_and_the_analyzer() -> None:
+    # The indexer reads ranges and counts of git's -U0 output, the analyzer lines and hunks:
+    # the same FileDiff gives both.
+    text = (
+        'diff --git "a/tab\\there.py" "b/tab\\there.py"\n'
+        "index 1..2 100644\n"
+        '--- "a/tab\\there.py"\n'
+        '+++ "b/tab\\there.py"\n'
+        "@@ -2,2 +2,3 @@\n"
+        "-x\n"
+        "-y\n"
+        "+X\n"
+        "+Y\n"
+        "+Z\n"
+        "@@ -9 +10 @@\n"
+        "-q\n"
+        "+Q\n"
+        "diff --git a/src/a.py b/src/b.py\n"
+        "similarity index 100%\n"
+        "copy from src/a.py\n"
+        "copy to src/b.py\n"
+    )
+    quoted, copied = parse_unified_diff(text)
+    assert quoted.path == "tab\there.py"
+    assert quoted.added_lines() == {2, 3, 4, 10}
+    assert quoted.added_ranges() == [(2, 4), (10, 10)]
+    assert (quoted.added, quoted.deleted) == (4, 3)
+    assert (copied.path, copied.status, copied.old_path, copied.hunks) == ("src/b.py", "copied", "src/a.py", [])
+
+
+def test_a_truncated_hunk_keeps_what_it_has() -> None:
+    [diff] = parse_unified_diff("--- a/x\n+++ b/x\n@@ -1,3 +1,3 @@\n a\n-b")
+    assert [h.lines for h in diff.hunks] == [[" a", "-b"]]
+    assert diff.added_lines() == set()
