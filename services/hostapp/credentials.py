@@ -9,6 +9,7 @@ from services.contracts.v1 import hostapp_pb2
 from services.hostapp import queries
 from services.hostapp.github import GitHubApp, GitHubError
 from services.hostapp.models import ACTIVE, SUSPENDED, Installation, InstallationRepository
+from services.kit.db import Database
 from services.kit.errors import ServiceError
 
 
@@ -43,20 +44,29 @@ async def active_record(session: AsyncSession, full_name: str) -> tuple[Installa
     return record, installation
 
 
-async def installation_record(session: AsyncSession, full_name: str) -> hostapp_pb2.InstallationRecord:
+async def installation_record(db: Database, full_name: str) -> hostapp_pb2.InstallationRecord:
     if not _valid_full_name(full_name):
         raise ServiceError("bad_request", "expected owner/repo", {"field": "full_name"})
-    records = await queries.records_for(session, full_name)
-    if not records:
-        raise ServiceError("repo_not_found", f"{full_name} is not installed for the code-host app")
-    record = records[0]
-    installation = await queries.installation(session, record.installation_id)
+    async with db.session() as session:
+        records = await queries.records_for(session, full_name)
+        if not records:
+            raise ServiceError("repo_not_found", f"{full_name} is not installed for the code-host app")
+        record = records[0]
+        installation = await queries.installation(session, record.installation_id)
     return hostapp_pb2.InstallationRecord(
         installation_id=record.installation_id,
         full_name=record.full_name,
         status=record.status,
         account_login=installation.account_login if installation else "",
     )
+
+
+async def issue(db: Database, github: GitHubApp, full_name: str) -> hostapp_pb2.CloneCredentials:
+    """``GetCloneCredentials``: the record is read in a unit of work that ends before the code
+    host is asked for a token (no transaction is held across a remote call)."""
+    async with db.session() as session:
+        record, _ = await active_record(session, full_name)
+    return await clone_credentials(github, record)
 
 
 async def clone_credentials(github: GitHubApp, record: InstallationRepository) -> hostapp_pb2.CloneCredentials:

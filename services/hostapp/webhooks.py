@@ -1,6 +1,6 @@
 """Code-host webhook rules (spec: "Code-host events", "Subscription and installation moves").
 
-The gateway verified the signature over the raw body. Here, in the caller's one transaction:
+The gateway verified the signature over the raw body. Here, in one transaction (``receive``):
 the delivery is recorded under its X-GitHub-Delivery id (ON CONFLICT DO NOTHING, so a
 redelivery is a no-op), the effect is applied, and any job or event goes to the outbox.
 Nothing is sent to the code host while handling a delivery: GitHub waits only 10 s.
@@ -14,12 +14,15 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2
 from services.hostapp import jobs, queries
 from services.hostapp.models import ACTIVE, REMOVED, SUSPENDED, outbox
 from services.kit.bus import SUBJECT_INSTALLATION_REPOS
+from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.outbox import add_event
 
@@ -38,6 +41,17 @@ class Outcome:
 
 
 Handler = Callable[[AsyncSession, str, str, dict[str, Any]], Awaitable[Outcome]]
+
+
+async def receive(db: Database, delivery_id: str, event: str, body: bytes) -> Outcome:
+    """``HandleWebhook``: one delivery in one unit of work. A database outage must answer 5xx,
+    so the code host shows the delivery as failed (and the reconciler can have it redelivered)
+    rather than as a client error."""
+    try:
+        async with db.session() as session:
+            return await handle(session, delivery_id, event, body)
+    except (DBAPIError, PoolTimeout):
+        raise ServiceError("service_unavailable", "the hostapp database is unavailable") from None
 
 
 async def handle(session: AsyncSession, delivery_id: str, event: str, body: bytes) -> Outcome:
