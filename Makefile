@@ -43,6 +43,7 @@ fmt: venv ## Format the code
 typecheck: venv ## mypy over the services
 	$(VENV)/bin/mypy services
 	$(VENV)/bin/mypy --strict services/kit
+	$(VENV)/bin/mypy --strict --follow-imports=silent services/gateway
 
 .PHONY: migrate
 migrate: venv ## Run every service's migrations against the configured databases

@@ -17,6 +17,7 @@ class Open(BaseModel):
 
 
 class ErrorBody(BaseModel):
+    model_config = ConfigDict(json_schema_serialization_defaults_required=True)  # always all three
     error: str = Field(description="Human-readable message")
     code: str = Field(description="Machine code from the spec's error table")
     details: dict[str, Any] = Field(default_factory=dict, description="Error-specific detail, e.g. the field")

@@ -11,7 +11,7 @@ from fastapi import APIRouter, FastAPI, Response
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 
-from services.gateway import errors
+from services.gateway import errors, openapi
 from services.gateway.clients import Clients
 from services.gateway.errors import OrjsonResponse
 from services.gateway.middleware import BodyLimitMiddleware, RequestContextMiddleware
@@ -58,14 +58,15 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContextMiddleware)
 
-    v1 = APIRouter(prefix="/v1", responses=errors.ERROR_RESPONSES)
+    v1 = APIRouter(prefix="/v1")
     for module in (repositories, analysis, account, teams, auth):
         v1.include_router(module.router)
     v1.include_router(account.audit_router)
     v1.include_router(teams.invitations_router)
     v1.include_router(ai.router)
     app.include_router(v1)
-    app.include_router(webhooks.router, responses=errors.ERROR_RESPONSES)
+    app.include_router(webhooks.router)
+    openapi.install(app)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:

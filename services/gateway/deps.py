@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 import orjson
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from google.protobuf import json_format
 from google.protobuf.message import Message
 
@@ -18,7 +19,8 @@ from services.kit.identity import principal_var
 
 
 async def get_clients(request: Request) -> Clients:  # async: a sync dependency costs a thread hop
-    return request.app.state.clients
+    clients: Clients = request.app.state.clients
+    return clients
 
 
 ClientsDep = Annotated[Clients, Depends(get_clients)]
@@ -39,7 +41,18 @@ def client_ip(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-async def current_principal(request: Request, clients: ClientsDep) -> common_pb2.Principal:
+# Declares the scheme in the OpenAPI document (and ``security`` on every operation that depends on
+# the principal). It never answers itself: ``bearer_token`` refuses, with the codes of the error table.
+BEARER = HTTPBearer(
+    scheme_name="bearer",
+    bearerFormat="crp_... (personal access token) or crs_... (session token)",
+    description="`Authorization: Bearer <token>`; a missing or invalid token is 401 with `WWW-Authenticate: Bearer`",
+    auto_error=False,
+)
+Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
+
+
+async def current_principal(request: Request, clients: ClientsDep, _credentials: Credentials) -> common_pb2.Principal:
     """Every /v1 call: the token is validated by billing on each request (no cache), so a
     revoked or signed-out token stops working at once; the same round trip meters the
     request against the caller's rate limits."""
@@ -49,10 +62,11 @@ async def current_principal(request: Request, clients: ClientsDep) -> common_pb2
         token=token, meter=meter, org_id=org_of(request) if meter else "", client_ip=client_ip(request)
     )
     response = await call(clients.billing.ValidateToken, validate, timeout=5)
-    principal_var.set(response.principal)
-    request.state.principal = response.principal
+    principal: common_pb2.Principal = response.principal
+    principal_var.set(principal)
+    request.state.principal = principal
     request.state.token = token
-    return response.principal
+    return principal
 
 
 PrincipalDep = Annotated[common_pb2.Principal, Depends(current_principal)]

@@ -12,7 +12,6 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.api.responses import ErrorBody
 from services.gateway.deps import current_principal
 from services.kit.errors import ServiceError, error_body
 
@@ -26,41 +25,23 @@ class OrjsonResponse(JSONResponse):
         return orjson.dumps(content)
 
 
-ERROR_RESPONSES: dict[int | str, dict] = {
-    status: {"model": ErrorBody, "description": desc}
-    for status, desc in {
-        400: "Malformed body or invalid input",
-        401: "Missing or invalid token",
-        403: "Not authorized (wrong org or role)",
-        404: "Not found or not visible to the caller",
-        409: "State conflict",
-        422: "Validation failed",
-        413: "Request body too large",
-        429: "Rate limited (see Retry-After)",
-        500: "Server error",
-        503: "A database or backing service is unavailable (see Retry-After)",
-    }.items()
-}
-for _status in (429, 503):
-    ERROR_RESPONSES[_status]["headers"] = {
-        "Retry-After": {"description": "Seconds to wait before retrying", "schema": {"type": "integer"}}
-    }
-ERROR_RESPONSES[401]["headers"] = {
-    "WWW-Authenticate": {"description": "`Bearer` (RFC 6750)", "schema": {"type": "string"}}
-}
-
-
-def error_response(status: int, code: str, message: str, details: dict | None = None, headers: dict | None = None):
+def error_response(
+    status: int,
+    code: str,
+    message: str,
+    details: dict[str, Any] | None = None,
+    headers: dict[str, str] | None = None,
+) -> OrjsonResponse:
     return OrjsonResponse(error_body(code, message, details), status_code=status, headers=headers)
 
 
-def _field(loc: tuple) -> str:
+def _field(loc: tuple[int | str, ...]) -> str:
     # Only the first element names where the input was (a body field may itself be "path").
     parts = [str(p) for p in (loc[1:] if loc and loc[0] in ("body", "query", "path", "header") else loc)]
     return ".".join(parts) or (str(loc[-1]) if loc else "")
 
 
-def _headers(request: Request, status: int, code: str, details: dict) -> dict[str, str] | None:
+def _headers(request: Request, status: int, code: str, details: dict[str, Any]) -> dict[str, str] | None:
     """The headers an error status promises: how to authenticate (401, RFC 6750), when to
     come back (429 and 503, ``Retry-After``)."""
     if status == 401 and code in ("not_authenticated", "invalid_token"):
@@ -97,55 +78,60 @@ async def _authentication_failure(request: Request) -> ServiceError | None:
     if not _uses(getattr(request.scope.get("route"), "dependant", None), current_principal):
         return None
     try:
-        await current_principal(request, request.app.state.clients)
+        await current_principal(request, request.app.state.clients, None)
     except ServiceError as exc:
         return exc
     return None
 
 
-def install(app: FastAPI) -> None:
-    @app.exception_handler(ServiceError)
-    async def service_error(request: Request, exc: ServiceError) -> OrjsonResponse:
-        status = exc.http_status
-        headers = _headers(request, status, exc.code, exc.details)
-        return error_response(status, exc.code, exc.message, exc.details, headers)
+async def service_error(request: Request, exc: ServiceError) -> OrjsonResponse:
+    status = exc.http_status
+    headers = _headers(request, status, exc.code, exc.details)
+    return error_response(status, exc.code, exc.message, exc.details, headers)
 
-    @app.exception_handler(RequestValidationError)
-    async def validation_error(request: Request, exc: RequestValidationError) -> OrjsonResponse:
-        errors = exc.errors()
-        # A body that is not JSON at all is a malformed request, not a schema failure.
-        if any(e.get("type") == "json_invalid" for e in errors):
-            refused = await _authentication_failure(request)
-            if refused is not None:
-                return await service_error(request, refused)
-            return error_response(400, "validation_failed", "request body is not valid JSON", {"field": "body"})
-        first = errors[0] if errors else {}
-        details = {
-            "field": _field(tuple(first.get("loc", ()))),
-            "errors": [{"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", "")} for e in errors],
-        }
-        return error_response(422, "validation_failed", f"invalid input: {details['field']}", details)
 
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException) -> OrjsonResponse:
-        if exc.status_code == 404:
-            return error_response(404, "not_found", f"no route {request.method} {request.url.path}")
-        if exc.status_code == 405:
-            allowed = allowed_methods(request)
-            return error_response(
-                405,
-                "method_not_allowed",
-                f"{request.method} is not allowed here",
-                {"allowed": allowed},
-                {"Allow": ", ".join(allowed)},
-            )
-        code = {400: "bad_request", 401: "not_authenticated", 413: "payload_too_large"}.get(
-            exc.status_code, "internal_error"
+async def validation_error(request: Request, exc: RequestValidationError) -> OrjsonResponse:
+    errors = exc.errors()
+    # A body that is not JSON at all is a malformed request, not a schema failure.
+    if any(e.get("type") == "json_invalid" for e in errors):
+        refused = await _authentication_failure(request)
+        if refused is not None:
+            return await service_error(request, refused)
+        return error_response(400, "validation_failed", "request body is not valid JSON", {"field": "body"})
+    first = errors[0] if errors else {}
+    details = {
+        "field": _field(tuple(first.get("loc", ()))),
+        "errors": [{"field": _field(tuple(e.get("loc", ()))), "message": e.get("msg", "")} for e in errors],
+    }
+    return error_response(422, "validation_failed", f"invalid input: {details['field']}", details)
+
+
+async def http_error(request: Request, exc: StarletteHTTPException) -> OrjsonResponse:
+    if exc.status_code == 404:
+        return error_response(404, "not_found", f"no route {request.method} {request.url.path}")
+    if exc.status_code == 405:
+        allowed = allowed_methods(request)
+        return error_response(
+            405,
+            "method_not_allowed",
+            f"{request.method} is not allowed here",
+            {"allowed": allowed},
+            {"Allow": ", ".join(allowed)},
         )
-        headers = _headers(request, exc.status_code, code, {})
-        return error_response(exc.status_code, code, str(exc.detail), None, headers)
+    code = {400: "bad_request", 401: "not_authenticated", 413: "payload_too_large"}.get(
+        exc.status_code, "internal_error"
+    )
+    headers = _headers(request, exc.status_code, code, {})
+    return error_response(exc.status_code, code, str(exc.detail), None, headers)
 
-    @app.exception_handler(Exception)
-    async def unexpected(request: Request, exc: Exception) -> OrjsonResponse:
-        log.exception("unhandled error on %s %s", request.method, request.url.path)
-        return error_response(500, "internal_error", "internal error")
+
+async def unexpected(request: Request, exc: Exception) -> OrjsonResponse:
+    log.exception("unhandled error on %s %s", request.method, request.url.path)
+    return error_response(500, "internal_error", "internal error")
+
+
+def install(app: FastAPI) -> None:
+    app.add_exception_handler(ServiceError, service_error)  # type: ignore[arg-type]
+    app.add_exception_handler(RequestValidationError, validation_error)  # type: ignore[arg-type]
+    app.add_exception_handler(StarletteHTTPException, http_error)  # type: ignore[arg-type]
+    app.add_exception_handler(Exception, unexpected)

@@ -11,12 +11,24 @@ import orjson
 import stripe
 from fastapi import APIRouter, Request
 
+from services.api.schemas import CodeHostReceived, PaymentReceived
 from services.contracts.v1 import billing_pb2, hostapp_pb2
 from services.gateway.deps import ClientsDep
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
 
 router = APIRouter(prefix="/webhooks", tags=["webhooks"])
+
+
+def _headers(*names: str) -> dict[str, Any]:
+    """The signature and delivery headers in the OpenAPI document. The route reads them itself
+    (a FastAPI ``Header`` would answer 422 before the signature is checked)."""
+    return {
+        "parameters": [
+            {"name": name, "in": "header", "required": True, "schema": {"type": "string", "minLength": 1}}
+            for name in names
+        ]
+    }
 
 
 def verify_code_host_signature(secret: str, body: bytes, header: str) -> bool:
@@ -28,10 +40,11 @@ def verify_code_host_signature(secret: str, body: bytes, header: str) -> bool:
 
 @router.post(
     "/code_host",
-    summary="Code-host app events (X-Hub-Signature-256)",
-    responses={401: {"description": "Bad or missing signature"}},
+    response_model=CodeHostReceived,
+    summary="Code-host app events (X-Hub-Signature-256; 401 on a bad or missing signature)",
+    openapi_extra=_headers("X-Hub-Signature-256", "X-GitHub-Event", "X-GitHub-Delivery"),
 )
-async def code_host(request: Request, clients: ClientsDep) -> dict[str, Any]:
+async def code_host(request: Request, clients: ClientsDep) -> CodeHostReceived:
     # The raw request, not a body model: FastAPI would parse (and answer 422) before we verify.
     body = await request.body()
     settings = request.app.state.settings
@@ -52,7 +65,7 @@ async def code_host(request: Request, clients: ClientsDep) -> dict[str, Any]:
         hostapp_pb2.HostWebhookRequest(delivery_id=delivery, event=event, payload=body),
         timeout=8,  # the code host gives up after 10 s
     )
-    return {"ok": True, "duplicate": response.duplicate, "handled": response.handled, "job_id": response.job_id}
+    return CodeHostReceived(duplicate=response.duplicate, handled=response.handled, job_id=response.job_id)
 
 
 def payment_event_identity(body: bytes) -> tuple[str, str]:
@@ -74,10 +87,11 @@ def payment_event_identity(body: bytes) -> tuple[str, str]:
 
 @router.post(
     "/payment",
-    summary="Payment-provider events (Payment-Signature, or the provider's own header)",
-    responses={400: {"description": "Bad signature, wrong secret or malformed JSON (code invalid_signature)"}},
+    response_model=PaymentReceived,
+    summary="Payment-provider events (Payment-Signature; 400 invalid_signature: bad signature or malformed JSON)",
+    openapi_extra=_headers("Payment-Signature"),
 )
-async def payment(request: Request, clients: ClientsDep) -> dict[str, Any]:
+async def payment(request: Request, clients: ClientsDep) -> PaymentReceived:
     body = await request.body()
     settings = request.app.state.settings
     header = request.headers.get("payment-signature") or request.headers.get("stripe-signature") or ""
@@ -95,4 +109,4 @@ async def payment(request: Request, clients: ClientsDep) -> dict[str, Any]:
         billing_pb2.PaymentEventRequest(event_id=event_id, event_type=event_type, payload=body),
         timeout=20,
     )
-    return {"received": True, "duplicate": response.duplicate, "handled": response.handled}
+    return PaymentReceived(duplicate=response.duplicate, handled=response.handled)
