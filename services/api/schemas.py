@@ -215,8 +215,20 @@ class ReportFindings(Strict):
 
 
 class HostSignIn(Strict):
-    code: Plain = Field(..., min_length=1, max_length=512, description="The code the host sent to the redirect URI")
-    state: Plain = Field(..., min_length=1, max_length=512, description="The state from GET /v1/auth/host/authorize")
+    code: Plain = Field(
+        ...,
+        min_length=1,
+        max_length=512,
+        examples=["4f3a9c1e2b7d5a60"],
+        description="The code the host sent to the redirect URI",
+    )
+    state: Plain = Field(
+        ...,
+        min_length=1,
+        max_length=512,
+        examples=["wV9m2kQ1pZ7xR4tB"],
+        description="The state from GET /v1/auth/host/authorize",
+    )
 
 
 class CreateToken(Strict):
