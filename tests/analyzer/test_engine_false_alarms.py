@@ -367,3 +367,53 @@ def test_quotes_inside_a_regular_expression_literal_are_not_strings() -> None:
     findings = check(extract("test/acceptance/web-service.js", text.encode()), text, model)
 
     assert _found(findings, "formatting.quotes") == [("formatting.quotes", 9)]
+
+
+def test_a_new_module_is_asked_for_a_test_only_where_public_modules_have_tests_named_after_them() -> None:
+    from services.analyzer.engine import check_change
+
+    named = _repository(12)
+    for i in range(12):
+        named[f"tests/test_kind{i}.py"] = (
+            f"from acme.records.kind{i} import parse_record_{i}\n\n\ndef test_{i}():\n    pass\n"
+        )
+    for helper in ("_compat", "_frames", "_utils"):  # internal modules, tested through the public ones
+        named[f"acme/records/{helper}.py"] = "import sys\n\nPY311 = sys.version_info >= (3, 11)\n"
+    named["docs/conf.py"] = "project = 'acme'\n"
+    imported = _repository(12)
+    imported["tests/test_records.py"] = (
+        "".join(f"from acme.records.kind{i} import parse_record_{i}\n" for i in range(12))
+        + "\n\ndef test_all():\n    pass\n"
+    )
+
+    def untested(files: dict[str, str], path: str) -> list[str]:
+        return [f.path for f in check_change([], [path], _learn(files)) if f.rule == "structure.tests.coverage"]
+
+    assert untested(named, "acme/records/kind99.py") == ["acme/records/kind99.py"]
+    assert untested(named, "acme/records/_helpers.py") == []
+    assert untested(named, "docs/extensions.py") == []
+    assert untested(imported, "acme/records/kind99.py") == []  # its tests are not named after modules
+
+
+def test_a_test_name_may_quote_the_code_it_tests() -> None:
+    files = _repository(12)
+    for i in range(12):
+        files[f"tests/test_kind{i}.py"] = "".join(
+            f"def test_parse_record_{i}_{case}() -> None:\n    assert True\n\n\n"
+            for case in ("empty", "spaces", "unicode")
+        )
+    model = _learn(files)
+    text = """\
+        def test_quote_None() -> None:
+            assert True
+
+
+        def test_returns_Record1() -> None:
+            assert True
+
+
+        def testParsesRecord() -> None:
+            assert True
+        """
+
+    assert _found(_review(model, "tests/test_quoting.py", text), "naming") == [("naming.case.test_function", 9)]

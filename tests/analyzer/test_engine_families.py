@@ -297,3 +297,19 @@ def test_console_log_in_javascript_library_code_is_the_print_idiom() -> None:
 
     assert [(f.rule, f.start_line) for f in found] == [("idioms.print", 2)]
     assert "`console.log()` in library code" in found[0].message
+
+
+def test_the_line_length_files_keep_at_the_strict_bar_governs_when_a_tighter_one_is_only_mostly_kept() -> None:
+    # 40 files: 34 within 100 (85 %), 39 within 119 (97.5 %), one at 180 (a generated table).
+    lengths = [95] * 34 + [115] * 5 + [180]
+    files = [
+        py_file(f"lib/mod{i}.py", functions=[(f"f{i}", 1)], lines=50, fmt=formatting(max_len=n))
+        for i, n in enumerate(lengths)
+    ]
+    model = learn(files)
+    [length] = [c for c in model.conventions if c.rule == "formatting.line_length"]
+    text = "x = 1\n" + 'y = "' + "z" * 130 + '"\n' + 'w = "' + "z" * 108 + '"\n'
+    facts = py_file("lib/new.py", lines=3, fmt=formatting(max_len=136))
+
+    assert (length.choice, length.level) == ("119", "strict")
+    assert [(f.rule, f.start_line) for f in check(facts, text, model)] == [("formatting.line_length", 2)]

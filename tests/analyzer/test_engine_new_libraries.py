@@ -102,3 +102,17 @@ def test_a_javascript_import_of_a_directory_of_the_repository_is_not_a_library()
     assert tops == {"src", "components", "pkg"}
     alias = Import("components/Card", ("",), 1, "", False, "third_party")
     assert library_of("typescript", alias, tops) == ""
+
+
+def test_a_script_importing_its_neighbour_module_imports_no_library() -> None:
+    # Test fixtures run as scripts from their directory: `import _init` loads the `_init.py` beside them.
+    files = _repo()
+    files.append(py_file("tests/source/ownership/_init.py", imports=[imp("sys", 1)]))
+    model = learn(files)
+    imports = [imp("sys", 1), imp("_init", 3, group="third_party"), imp("somelib", 4, group="third_party")]
+
+    found = check(py_file("tests/source/ownership/direct.py", imports=imports), "import x\n" * 5, model)
+    elsewhere = check(py_file("pkg/direct.py", imports=imports), "import x\n" * 5, model)
+
+    assert [f.start_line for f in found if f.rule == RULE] == [4]  # somelib, not _init
+    assert [f.start_line for f in elsewhere if f.rule == RULE] == [3, 4]

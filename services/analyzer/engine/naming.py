@@ -121,6 +121,8 @@ def _judged(name: str, role: str = "") -> str | None:
         return None  # UPPER_CASE in a function or class body is still a constant
     if style == MIXED and any(p.isupper() for p in name.split("_")):
         return None  # "HAS_IPv6", "_T_co": an acronym or a type variable bent the name, not a style
+    if style == MIXED and role == "test_function" and name.split("_", 1)[0].islower():
+        return None  # "test_quote_None", "test_returns_Attr": a test's name quotes the code it tests
     return style
 
 

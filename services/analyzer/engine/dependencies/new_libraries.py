@@ -11,6 +11,7 @@ is a new dependency worth a question; where optional drivers each sit in their o
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
 
 from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
@@ -102,6 +103,19 @@ def _job_rule_covers(fc: FileCheck, library: str) -> bool:
     return any(settled_otherwise(fc, job, label) for job, label in classify(fc.language, library))
 
 
+def _sibling(fc: FileCheck, name: str) -> bool:
+    """Whether a Python import names a module next to the importing file: a script or a test
+    module run from its own directory (``import _init`` beside ``_init.py``) imports its neighbour,
+    which sys.path[0] (pytest's rootdir-less ``prepend`` mode likewise) puts first."""
+    if fc.language != "python":
+        return False
+    paths: frozenset[str] | None = fc.index.extra.get("module_paths")
+    if paths is None:
+        paths = fc.index.extra["module_paths"] = frozenset(fc.index.model.modules.values())
+    directory = posixpath.dirname(fc.path)
+    return any(posixpath.join(directory, tail) in paths for tail in (f"{name}.py", f"{name}/__init__.py"))
+
+
 def check(fc: FileCheck) -> None:
     if fc.language not in _LANGUAGES:
         return
@@ -111,7 +125,7 @@ def check(fc: FileCheck) -> None:
     tops = tops_of(fc)
     known = _known(conv, fc)
     for library, line in file_libraries(fc.facts, tops).items():
-        if library in known or _job_rule_covers(fc, library):
+        if library in known or _job_rule_covers(fc, library) or _sibling(fc, library):
             continue
         listed = sorted(known)[:_MAX_LISTED]
         uses = (
