@@ -42,6 +42,20 @@ BY_NAME: list[tuple[str, Any]] = [
     (r"^(error|error_code|next_cursor)$", ""),
     (r"^(message|description|comment|summary)$", "Function names in this package use snake_case."),
     (r"^rule$", "naming.case.function"),
+    (r"^fingerprint$", "a41c9e27b3d05f86"),
+    (r"^level$", "strict"),
+    (r"^symbol$", "placeOrder"),
+    (r"^(convention|choice|examples)$", "snake_case"),
+    (r"^value$", "src/shop"),
+    (r"^suggestion$", "Rename placeOrder to place_order."),
+    (r"^reason$", "unsupported_language"),
+    (r"^content$", "def place_order(cart):\n    return cart.total()\n"),
+    (r"^patch$", "@@ -1,2 +1,2 @@\n-def placeOrder(cart):\n+def place_order(cart):\n"),
+    (
+        r"^diff$",
+        "--- a/src/shop/orders.py\n+++ b/src/shop/orders.py\n"
+        "@@ -1 +1 @@\n-def placeOrder(cart):\n+def place_order(cart):\n",
+    ),
     (r"^(category|family)$", "naming"),
     (r"token$", "crp_1AzalxybuxX5Idgmi2o2b9HyNddP131hvFH"),
 ]
@@ -86,6 +100,8 @@ class Examples:
         if kind == "integer":
             return max(int(schema.get("minimum", 3)), min(3, int(schema.get("maximum", 3))))
         if kind == "number":
+            if name.endswith("_ms"):
+                return 42.5
             return 0.8 if schema.get("maximum", 1) >= 0.8 else schema.get("minimum", 0)
         if kind == "boolean":
             return bool(schema.get("default", False))
