@@ -5,7 +5,14 @@ from __future__ import annotations
 
 from services.contracts.v1 import common_pb2
 from services.kit.errors import ServiceError
-from services.kit.identity import owner_of_org, owner_of_user, require_principal, role_at_least, role_in
+from services.kit.identity import (
+    can_access_owner,
+    owner_of_org,
+    owner_of_user,
+    require_principal,
+    role_at_least,
+    role_in,
+)
 
 
 def caller() -> common_pb2.Principal:
@@ -38,3 +45,10 @@ def split_owner(owner: str) -> tuple[str, str]:
     if kind not in ("user", "org") or not ident:
         raise ServiceError("validation_failed", "owner must be 'user:<id>' or 'org:<id>'", {"field": "owner"})
     return kind, ident
+
+
+def may_access(owner: str, min_role: str) -> bool:
+    """``CheckAccess``: whether the caller holds at least ``min_role`` (viewer by default) on the
+    owner; the principal says it, no database. A malformed owner is refused before the caller."""
+    split_owner(owner)
+    return can_access_owner(caller(), owner, min_role or "viewer")

@@ -7,11 +7,13 @@ from typing import NamedTuple
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import queries
+from services.billing import queries, ratelimit
+from services.billing.deps import BillingDeps
 from services.billing.models import AccessToken, Membership, Organization, User
 from services.billing.plans import Catalogue, effective_plan_id
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.kit import tokens
+from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.identity import ROLES, owner_of_org, owner_of_user
 
@@ -71,6 +73,34 @@ async def validate_token(
     return Validated(principal, row.expires_at, row.token_count if count_window is not None else None)
 
 
+async def authenticate(deps: BillingDeps, raw: str, client_ip: str, org_id: str, meter: bool) -> Validated:
+    """``ValidateToken``, which every /v1 request comes to: single statements on an autocommit
+    connection (no unit of work), and the token's rate-limit window counted by the statement
+    that validates it."""
+    s = deps.settings
+    seconds = s.rate_limit_window_seconds
+    window = ratelimit.window_of(time.time(), seconds) if meter else None
+    async with deps.db.autocommit() as conn:
+        try:
+            found = await validate_token(conn, raw, deps.catalogue, count_window=window)
+        except ServiceError as exc:
+            if exc.code in ("invalid_token", "not_authenticated"):
+                # Counted only on failure: a valid token costs nothing more on the hot path.
+                await ratelimit.hit_address(
+                    conn,
+                    "authfail",
+                    client_ip,
+                    s.auth_failure_limit_per_minute,
+                    seconds,
+                    message="too many failed authentications from this address",
+                )
+            raise
+        if found.counted is not None:
+            counted = {ratelimit.token_key(found.principal): found.counted}
+            await ratelimit.hit(conn, deps.catalogue, found.principal, org_id[:64], seconds, counted=counted)
+    return found
+
+
 async def issue_token(
     session: AsyncSession, user: User, kind: str, name: str = "", lifetime_seconds: int = 0
 ) -> tuple[AccessToken, str]:
@@ -100,44 +130,48 @@ def token_message(token: AccessToken) -> billing_pb2.PersonalToken:
 
 
 async def create_personal_token(
-    session: AsyncSession, user_id: str, name: str, expires_in_days: int, max_tokens: int
+    db: Database, user_id: str, name: str, expires_in_days: int, max_tokens: int
 ) -> tuple[AccessToken, str]:
     name = name.strip()
     if not name or len(name) > 100:
         raise ServiceError("validation_failed", "name must be 1 to 100 characters", {"field": "name"})
     if expires_in_days < 0 or expires_in_days > 3650:
         raise ServiceError("validation_failed", "expires_in_days must be 0 to 3650", {"field": "expires_in_days"})
-    user = await queries.lock_user(session, user_id)  # serializes the count check below per user
-    if user is None:
-        raise ServiceError("invalid_token", "token owner no longer exists")
-    if len(await queries.personal_tokens(session, user_id)) >= max_tokens:
-        raise ServiceError("conflict", f"at most {max_tokens} personal access tokens; revoke one first")
-    return await issue_token(session, user, "pat", name, expires_in_days * 86400)
+    async with db.session() as session:
+        user = await queries.lock_user(session, user_id)  # serializes the count check below per user
+        if user is None:
+            raise ServiceError("invalid_token", "token owner no longer exists")
+        if len(await queries.personal_tokens(session, user_id)) >= max_tokens:
+            raise ServiceError("conflict", f"at most {max_tokens} personal access tokens; revoke one first")
+        return await issue_token(session, user, "pat", name, expires_in_days * 86400)
 
 
-async def list_personal_tokens(session: AsyncSession, user_id: str) -> list[AccessToken]:
-    return list(await queries.personal_tokens(session, user_id))
+async def list_personal_tokens(db: Database, user_id: str) -> list[AccessToken]:
+    async with db.session() as session:
+        return list(await queries.personal_tokens(session, user_id))
 
 
-async def revoke_personal_token(session: AsyncSession, user_id: str, token_id: str) -> None:
-    token = await queries.token_by_id(session, token_id) if token_id else None
-    # Someone else's token and no token at all answer alike, so ids cannot be probed.
-    if token is None or token.user_id != user_id or token.kind != "pat" or token.revoked_at is not None:
-        raise ServiceError("not_found", "no such personal access token", {"token_id": token_id})
-    await queries.revoke_token(session, token.id, int(time.time()))
+async def revoke_personal_token(db: Database, user_id: str, token_id: str) -> None:
+    async with db.session() as session:
+        token = await queries.token_by_id(session, token_id) if token_id else None
+        # Someone else's token and no token at all answer alike, so ids cannot be probed.
+        if token is None or token.user_id != user_id or token.kind != "pat" or token.revoked_at is not None:
+            raise ServiceError("not_found", "no such personal access token", {"token_id": token_id})
+        await queries.revoke_token(session, token.id, int(time.time()))
 
 
-async def sign_out(session: AsyncSession, user_id: str, raw: str) -> None:
+async def sign_out(db: Database, user_id: str, raw: str) -> None:
     """Revoke the presented token. Validation reads the database on every request, so it is
     refused from the next request on."""
-    token = await queries.token_by_digest(session, tokens.digest(raw)) if raw else None
-    if token is None or token.user_id != user_id:
-        raise ServiceError("invalid_token", "the presented token is not the caller's")
-    await queries.revoke_token(session, token.id, int(time.time()))
+    async with db.session() as session:
+        token = await queries.token_by_digest(session, tokens.digest(raw)) if raw else None
+        if token is None or token.user_id != user_id:
+            raise ServiceError("invalid_token", "the presented token is not the caller's")
+        await queries.revoke_token(session, token.id, int(time.time()))
 
 
 async def create_user(
-    session: AsyncSession,
+    db: Database,
     login: str,
     email: str = "",
     org_name: str = "",
@@ -150,23 +184,24 @@ async def create_user(
     role = org_role or "team-admin"
     if role not in ROLES:
         raise ServiceError("validation_failed", f"role must be one of {ROLES}", {"field": "org_role"})
-    user = await queries.user_by_login(session, login)
-    if user is None:
-        user = User(login=login, email=email)
-        session.add(user)
-        await session.flush()
-    org = None
-    if org_name:
-        org = await queries.org_by_name(session, org_name)
-        if org is None:
-            org = Organization(name=org_name)
-            session.add(org)
+    async with db.session() as session:
+        user = await queries.user_by_login(session, login)
+        if user is None:
+            user = User(login=login, email=email)
+            session.add(user)
             await session.flush()
-        existing = {m.org_id: m for m in await queries.all_memberships_of(session, user.id)}
-        if org.id not in existing:
-            session.add(Membership(org_id=org.id, user_id=user.id, role=role))
-            await session.flush()
-        else:
-            existing[org.id].status = "active"  # an administrator's word accepts a pending invitation
-    _, raw = await issue_token(session, user, "pat", token_name or "admin-created")
+        org = None
+        if org_name:
+            org = await queries.org_by_name(session, org_name)
+            if org is None:
+                org = Organization(name=org_name)
+                session.add(org)
+                await session.flush()
+            existing = {m.org_id: m for m in await queries.all_memberships_of(session, user.id)}
+            if org.id not in existing:
+                session.add(Membership(org_id=org.id, user_id=user.id, role=role))
+                await session.flush()
+            else:
+                existing[org.id].status = "active"  # an administrator's word accepts a pending invitation
+        _, raw = await issue_token(session, user, "pat", token_name or "admin-created")
     return user, org, raw

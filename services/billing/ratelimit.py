@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from services.billing import queries
 from services.billing.plans import Catalogue, effective_plan_id
 from services.contracts.v1 import billing_pb2, common_pb2
+from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.identity import owner_of_org, role_in
 
@@ -67,6 +68,14 @@ async def hit(
     if tightest is not None:
         response.remaining, response.limit = tightest
     return response
+
+
+async def meter(
+    db: Database, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str, window_seconds: int
+) -> billing_pb2.RateLimitResponse:
+    """``HitRateLimit``: one request counted (``hit``) in its own unit of work."""
+    async with db.session() as session:
+        return await hit(session, catalogue, principal, org_id[:64], window_seconds)
 
 
 async def hit_address(

@@ -10,14 +10,13 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import queries
-from services.billing.codehost import CodeHost, HostOrg, HostUser
+from services.billing import queries, ratelimit
+from services.billing.codehost import HostOrg, HostUser
+from services.billing.deps import BillingDeps
 from services.billing.identity import issue_token, principal_for
 from services.billing.models import Membership, Organization, User
-from services.billing.plans import Catalogue
 from services.contracts.v1 import billing_pb2
 from services.kit import tokens
-from services.kit.db import Database
 from services.kit.errors import ServiceError
 
 log = logging.getLogger(__name__)
@@ -35,31 +34,42 @@ def _check_redirect(uri: str) -> str:
     return uri
 
 
-async def start(
-    session: AsyncSession, host: CodeHost, redirect_uri: str, default_redirect: str, ttl: int
-) -> billing_pb2.StartHostSignInResponse:
+async def _meter(deps: BillingDeps, client_ip: str) -> None:
+    """Sign-in carries no token: it is rate limited per client address, on an autocommit
+    connection before any unit of work."""
+    s = deps.settings
+    async with deps.db.autocommit() as conn:
+        await ratelimit.hit_address(
+            conn, "signin", client_ip, s.signin_rate_limit_per_minute, s.rate_limit_window_seconds
+        )
+
+
+async def start(deps: BillingDeps, client_ip: str, redirect_uri: str) -> billing_pb2.StartHostSignInResponse:
+    s, host = deps.settings, deps.host
+    await _meter(deps, client_ip)
     if not host.configured:
         raise ServiceError("not_configured", "code-host sign-in is not configured (CR_BILLING_HOST_CLIENT_ID/SECRET)")
-    redirect = _check_redirect(redirect_uri) or default_redirect
+    redirect = _check_redirect(redirect_uri) or s.oauth_redirect_uri
     state = secrets.token_urlsafe(32)
     now = int(time.time())
-    await queries.purge_oauth_states(session, now)  # keeps the table to the states still in flight
-    # Only the digest is stored, like tokens: a database leak does not let anyone finish a flow.
-    await queries.add_oauth_state(session, tokens.digest(state), redirect, now + ttl)
+    async with deps.db.session() as session:
+        await queries.purge_oauth_states(session, now)  # keeps the table to the states still in flight
+        # Only the digest is stored, like tokens: a database leak does not let anyone finish a flow.
+        await queries.add_oauth_state(session, tokens.digest(state), redirect, now + s.oauth_state_ttl_seconds)
     return billing_pb2.StartHostSignInResponse(authorize_url=host.authorize_url(state, redirect), state=state)
 
 
-async def complete(
-    db: Database, host: CodeHost, catalogue: Catalogue, code: str, state: str, lifetime_seconds: int
-) -> billing_pb2.SignInResponse:
+async def complete(deps: BillingDeps, client_ip: str, code: str, state: str) -> billing_pb2.SignInResponse:
     """Three steps, deliberately in separate transactions: the state is consumed and committed
     first (a failed exchange cannot be retried with it), the host is called outside any
     transaction, then the user is written."""
+    host, lifetime_seconds = deps.host, deps.settings.session_lifetime_hours * 3600
+    await _meter(deps, client_ip)
     if not host.configured:
         raise ServiceError("not_configured", "code-host sign-in is not configured")
     if not code or not state:
         raise ServiceError("oauth_failed", "code and state are required", {"reason": "missing_parameter"})
-    async with db.session() as session:
+    async with deps.db.session() as session:
         issued = await queries.take_oauth_state(session, tokens.digest(state))
     if issued is None:
         raise ServiceError("oauth_failed", "state does not match a sign-in we started", {"reason": "state_mismatch"})
@@ -67,13 +77,13 @@ async def complete(
         raise ServiceError("oauth_failed", "the sign-in took too long; start again", {"reason": "state_expired"})
     host_token = await host.exchange(code, issued.redirect_uri)
     host_user = await host.user(host_token)
-    async with db.session() as session:
+    async with deps.db.session() as session:
         user = await upsert_user(session, host_user)
         for host_org in host_user.orgs:
             await join_host_org(session, user, host_org)
         await activate_invitations(session, user)
         token, raw = await issue_token(session, user, "session", "sign-in", lifetime_seconds)
-        principal = await principal_for(session, user, token, catalogue)
+        principal = await principal_for(session, user, token, deps.catalogue)
     return billing_pb2.SignInResponse(access_token=raw, expires_at=token.expires_at, principal=principal)
 
 

@@ -16,7 +16,7 @@ from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.billing import queries
+from services.billing import queries, teams
 from services.billing.access import account_owner
 from services.billing.deps import BillingDeps
 from services.billing.models import Organization, Subscription, outbox
@@ -94,41 +94,40 @@ def _live(row: Subscription | None) -> bool:
     return row is not None and bool(row.subscription_id) and row.status in LIVE_STATUSES
 
 
-async def account_status(
-    session: AsyncSession, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str
-) -> billing_pb2.AccountStatus:
+async def account_status(deps: BillingDeps, principal: common_pb2.Principal, org_id: str) -> billing_pb2.AccountStatus:
+    catalogue = deps.catalogue
     # Exempt from team-admin: any member may see the plan and usage they work under.
     owner = account_owner(principal, org_id, "viewer")
-    row = await queries.subscription_for(session, owner)
-    plan = plan_of(row, catalogue)
-    user = await queries.user_by_id(session, principal.user_id)
-    start, end, usage = await usage_against_caps(session, owner, row, catalogue, int(time.time()))
-    return billing_pb2.AccountStatus(
-        owner=owner,
-        plan=row.plan if row else "free",
-        plan_name=catalogue.get(row.plan if row else "free").name,
-        effective_plan=plan.id,
-        status=row.status if row else "active",
-        seats=row.seats if row else await _seats(session, owner),
-        current_period_end=timestamp(row.current_period_end if row else 0),
-        cancel_at_period_end=row.cancel_at_period_end if row else False,
-        trial_end=timestamp(row.trial_end if row else 0),
-        trial_used=bool(user and user.trial_used),
-        customer_linked=bool(row and row.customer_id),
-        rate_limit=billing_pb2.RateLimits(
-            per_minute=plan.rate_limit_per_minute, org_per_minute=plan.org_rate_limit_per_minute
-        ),
-        period_start=timestamp(start),
-        period_end=timestamp(end),
-        usage=usage,
-    )
+    async with deps.db.session() as session:
+        row = await queries.subscription_for(session, owner)
+        plan = plan_of(row, catalogue)
+        user = await queries.user_by_id(session, principal.user_id)
+        start, end, usage = await usage_against_caps(session, owner, row, catalogue, int(time.time()))
+        return billing_pb2.AccountStatus(
+            owner=owner,
+            plan=row.plan if row else "free",
+            plan_name=catalogue.get(row.plan if row else "free").name,
+            effective_plan=plan.id,
+            status=row.status if row else "active",
+            seats=row.seats if row else await _seats(session, owner),
+            current_period_end=timestamp(row.current_period_end if row else 0),
+            cancel_at_period_end=row.cancel_at_period_end if row else False,
+            trial_end=timestamp(row.trial_end if row else 0),
+            trial_used=bool(user and user.trial_used),
+            customer_linked=bool(row and row.customer_id),
+            rate_limit=billing_pb2.RateLimits(
+                per_minute=plan.rate_limit_per_minute, org_per_minute=plan.org_rate_limit_per_minute
+            ),
+            period_start=timestamp(start),
+            period_end=timestamp(end),
+            usage=usage,
+        )
 
 
-async def usage(
-    session: AsyncSession, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str
-) -> billing_pb2.Usage:
+async def usage(deps: BillingDeps, principal: common_pb2.Principal, org_id: str) -> billing_pb2.Usage:
     owner = account_owner(principal, org_id, "viewer")
-    return await usage_report(session, owner, await queries.subscription_for(session, owner), catalogue)
+    async with deps.db.session() as session:
+        return await usage_report(session, owner, await queries.subscription_for(session, owner), deps.catalogue)
 
 
 def _price(detail: dict[str, Any]) -> billing_pb2.Price:
@@ -210,68 +209,68 @@ async def _customer(
 
 
 async def checkout(
-    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, request: billing_pb2.CheckoutRequest
+    deps: BillingDeps, principal: common_pb2.Principal, request: billing_pb2.CheckoutRequest
 ) -> billing_pb2.CheckoutSession:
     owner = account_owner(principal, request.org_id, ADMIN)
     plan = deps.catalogue.paid_plan(request.plan)
-    user = await queries.user_by_id(session, principal.user_id)
-    if request.trial:
-        if plan.trial_days <= 0:
-            raise ServiceError("validation_failed", f"the {plan.name} plan has no trial", {"field": "trial"})
-        if user is None or user.trial_used:
-            raise ServiceError("trial_already_used", "a trial can be started only once per user")
-    deps.payments.require_configured()  # before any row is written
-    seats = 1
-    if request.org_id:
-        seats = max(request.seats or 1, await queries.seated_count(session, request.org_id))
-        if plan.max_seats != UNLIMITED and seats > plan.max_seats:
+    async with deps.db.session() as session:
+        user = await queries.user_by_id(session, principal.user_id)
+        if request.trial:
+            if plan.trial_days <= 0:
+                raise ServiceError("validation_failed", f"the {plan.name} plan has no trial", {"field": "trial"})
+            if user is None or user.trial_used:
+                raise ServiceError("trial_already_used", "a trial can be started only once per user")
+        deps.payments.require_configured()  # before any row is written
+        seats = 1
+        if request.org_id:
+            seats = max(request.seats or 1, await queries.seated_count(session, request.org_id))
+            if plan.max_seats != UNLIMITED and seats > plan.max_seats:
+                raise ServiceError(
+                    "validation_failed", f"the {plan.name} plan allows {plan.max_seats} seats", {"field": "seats"}
+                )
+        row = await queries.ensure_subscription(session, owner, seats)
+        if _live(row):
             raise ServiceError(
-                "validation_failed", f"the {plan.name} plan allows {plan.max_seats} seats", {"field": "seats"}
+                "conflict",
+                "this account already has a subscription; use switch-plan",
+                {"plan": row.plan, "status": row.status},
             )
-    row = await queries.ensure_subscription(session, owner, seats)
-    if _live(row):
-        raise ServiceError(
-            "conflict",
-            "this account already has a subscription; use switch-plan",
-            {"plan": row.plan, "status": row.status},
+        customer = await _customer(deps, session, row, principal)
+        subscription_data: dict[str, Any] = {"metadata": {"owner": owner, "plan": plan.id}}
+        if request.trial:
+            subscription_data["trial_period_days"] = plan.trial_days
+        params = {
+            "mode": "subscription",
+            "customer": customer,
+            "line_items": [{"price": plan.price_id, "quantity": seats}],
+            "success_url": _url(request.success_url, deps.settings.checkout_success_url, "success_url"),
+            "cancel_url": _url(request.cancel_url, deps.settings.checkout_cancel_url, "cancel_url"),
+            "client_reference_id": owner.replace(":", "_"),
+            "metadata": {"owner": owner, "plan": plan.id, "user_id": principal.user_id},
+            "subscription_data": subscription_data,
+        }
+        key = idempotency_key("checkout.create", owner, row.version, params=params)
+        created = await deps.payments.create_checkout_session(params, key)
+        row.checkout_session_id = str(created.get("id") or "")
+        return billing_pb2.CheckoutSession(
+            id=row.checkout_session_id,
+            url=created.get("url"),
+            expires_at=timestamp(int(created.get("expires_at") or 0)),
+            plan=plan.id,
+            seats=seats,
+            trial_days=plan.trial_days if request.trial else 0,
         )
-    customer = await _customer(deps, session, row, principal)
-    subscription_data: dict[str, Any] = {"metadata": {"owner": owner, "plan": plan.id}}
-    if request.trial:
-        subscription_data["trial_period_days"] = plan.trial_days
-    params = {
-        "mode": "subscription",
-        "customer": customer,
-        "line_items": [{"price": plan.price_id, "quantity": seats}],
-        "success_url": _url(request.success_url, deps.settings.checkout_success_url, "success_url"),
-        "cancel_url": _url(request.cancel_url, deps.settings.checkout_cancel_url, "cancel_url"),
-        "client_reference_id": owner.replace(":", "_"),
-        "metadata": {"owner": owner, "plan": plan.id, "user_id": principal.user_id},
-        "subscription_data": subscription_data,
-    }
-    key = idempotency_key("checkout.create", owner, row.version, params=params)
-    created = await deps.payments.create_checkout_session(params, key)
-    row.checkout_session_id = str(created.get("id") or "")
-    return billing_pb2.CheckoutSession(
-        id=row.checkout_session_id,
-        url=created.get("url"),
-        expires_at=timestamp(int(created.get("expires_at") or 0)),
-        plan=plan.id,
-        seats=seats,
-        trial_days=plan.trial_days if request.trial else 0,
-    )
 
 
-async def portal(
-    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
-) -> billing_pb2.PortalSession:
+async def portal(deps: BillingDeps, principal: common_pb2.Principal, org_id: str) -> billing_pb2.PortalSession:
     owner = account_owner(principal, org_id, ADMIN)
-    row = await queries.subscription_for(session, owner)
-    if row is None or not row.customer_id:
-        raise ServiceError("plan_required", "no billing account yet: start with a checkout")
-    # Each opening is its own operation; the SDK's own retries reuse this key.
-    key = idempotency_key("portal.create", owner, uuid.uuid4().hex)
-    created = await deps.payments.create_portal_session(row.customer_id, deps.settings.portal_return_url, key)
+    async with deps.db.session() as session:
+        row = await queries.subscription_for(session, owner)
+        if row is None or not row.customer_id:
+            raise ServiceError("plan_required", "no billing account yet: start with a checkout")
+        # Each opening is its own operation; the SDK's own retries reuse this key.
+        key = idempotency_key("portal.create", owner, uuid.uuid4().hex)
+        created = await deps.payments.create_portal_session(row.customer_id, deps.settings.portal_return_url, key)
     return billing_pb2.PortalSession(id=created.get("id"), url=created.get("url"), return_url=created.get("return_url"))
 
 
@@ -289,66 +288,74 @@ async def _update(deps: BillingDeps, session: AsyncSession, row: Subscription, o
 
 
 async def switch_plan(
-    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str, plan_id: str
+    deps: BillingDeps, principal: common_pb2.Principal, org_id: str, plan_id: str
 ) -> billing_pb2.Subscription:
     # Authorization first: a stranger learns nothing about plans or subscriptions here.
     owner = account_owner(principal, org_id, ADMIN)
     plan = deps.catalogue.paid_plan(plan_id)
-    row = await _locked_live(session, owner)
-    if row.plan == plan.id:
-        return subscription_message(row.owner, row)
-    if plan.max_seats != UNLIMITED and row.seats > plan.max_seats:
-        raise ServiceError(
-            "validation_failed", f"the {plan.name} plan allows {plan.max_seats} seats", {"field": "plan"}
-        )
-    current = await deps.payments.get_subscription(str(row.subscription_id))
-    if current is None:
-        raise ServiceError("conflict", "the provider no longer has this subscription")
-    params = {
-        "items": [{"id": current.item_id, "price": plan.price_id}],
-        "proration_behavior": "create_prorations",
-        "metadata": {"owner": row.owner, "plan": plan.id},
-    }
-    await _update(deps, session, row, "subscription.switch", params)
-    return subscription_message(row.owner, row)
-
-
-async def cancel(
-    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
-) -> billing_pb2.Subscription:
-    row = await _locked_live(session, account_owner(principal, org_id, ADMIN))
-    if not row.cancel_at_period_end:
-        await _update(deps, session, row, "subscription.cancel", {"cancel_at_period_end": True})
-    return subscription_message(row.owner, row)
-
-
-async def reactivate(
-    session: AsyncSession, deps: BillingDeps, principal: common_pb2.Principal, org_id: str
-) -> billing_pb2.Subscription:
-    row = await _locked_live(session, account_owner(principal, org_id, ADMIN))
-    if row.cancel_at_period_end:
-        await _update(deps, session, row, "subscription.reactivate", {"cancel_at_period_end": False})
-    return subscription_message(row.owner, row)
-
-
-async def change_seats(session: AsyncSession, deps: BillingDeps, org_id: str, seats: int) -> billing_pb2.Subscription:
-    """After teams.check_seats: the provider's quantity follows, then the organization's seats."""
-    owner = f"org:{org_id}"
-    row = await queries.subscription_for(session, owner, lock=True)
-    plan = plan_of(row, deps.catalogue)
-    if plan.max_seats != UNLIMITED and seats > plan.max_seats:
-        raise ServiceError(
-            "plan_required", f"the {plan.name} plan allows {plan.max_seats} seats", {"max_seats": plan.max_seats}
-        )
-    if row is not None and _live(row) and row.seats != seats:
+    async with deps.db.session() as session:
+        row = await _locked_live(session, owner)
+        if row.plan == plan.id:
+            return subscription_message(row.owner, row)
+        if plan.max_seats != UNLIMITED and row.seats > plan.max_seats:
+            raise ServiceError(
+                "validation_failed", f"the {plan.name} plan allows {plan.max_seats} seats", {"field": "plan"}
+            )
         current = await deps.payments.get_subscription(str(row.subscription_id))
         if current is None:
             raise ServiceError("conflict", "the provider no longer has this subscription")
-        params = {"items": [{"id": current.item_id, "quantity": seats}], "proration_behavior": "create_prorations"}
-        await _update(deps, session, row, "subscription.seats", params)
-    elif row is not None:
-        row.seats = seats
-    org = await queries.lock_org(session, org_id)
-    if org is not None:
-        org.seats = seats
+        params = {
+            "items": [{"id": current.item_id, "price": plan.price_id}],
+            "proration_behavior": "create_prorations",
+            "metadata": {"owner": row.owner, "plan": plan.id},
+        }
+        await _update(deps, session, row, "subscription.switch", params)
+    deps.wake()
+    return subscription_message(row.owner, row)
+
+
+async def cancel(deps: BillingDeps, principal: common_pb2.Principal, org_id: str) -> billing_pb2.Subscription:
+    async with deps.db.session() as session:
+        row = await _locked_live(session, account_owner(principal, org_id, ADMIN))
+        if not row.cancel_at_period_end:
+            await _update(deps, session, row, "subscription.cancel", {"cancel_at_period_end": True})
+    deps.wake()
+    return subscription_message(row.owner, row)
+
+
+async def reactivate(deps: BillingDeps, principal: common_pb2.Principal, org_id: str) -> billing_pb2.Subscription:
+    async with deps.db.session() as session:
+        row = await _locked_live(session, account_owner(principal, org_id, ADMIN))
+        if row.cancel_at_period_end:
+            await _update(deps, session, row, "subscription.reactivate", {"cancel_at_period_end": False})
+    deps.wake()
+    return subscription_message(row.owner, row)
+
+
+async def change_seats(
+    deps: BillingDeps, principal: common_pb2.Principal, org_id: str, seats: int
+) -> billing_pb2.Subscription:
+    """``ChangeSeats``: ``teams.check_seats`` (the organization locked), then the provider's
+    quantity follows, then the organization's seats."""
+    owner = f"org:{org_id}"
+    async with deps.db.session() as session:
+        await teams.check_seats(session, principal, org_id, seats)
+        row = await queries.subscription_for(session, owner, lock=True)
+        plan = plan_of(row, deps.catalogue)
+        if plan.max_seats != UNLIMITED and seats > plan.max_seats:
+            raise ServiceError(
+                "plan_required", f"the {plan.name} plan allows {plan.max_seats} seats", {"max_seats": plan.max_seats}
+            )
+        if row is not None and _live(row) and row.seats != seats:
+            current = await deps.payments.get_subscription(str(row.subscription_id))
+            if current is None:
+                raise ServiceError("conflict", "the provider no longer has this subscription")
+            params = {"items": [{"id": current.item_id, "quantity": seats}], "proration_behavior": "create_prorations"}
+            await _update(deps, session, row, "subscription.seats", params)
+        elif row is not None:
+            row.seats = seats
+        org = await queries.lock_org(session, org_id)
+        if org is not None:
+            org.seats = seats
+    deps.wake()
     return subscription_message(owner, row, seats)

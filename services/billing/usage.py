@@ -12,10 +12,13 @@ from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.billing import queries
+from services.billing.access import split_owner
 from services.billing.models import Subscription
 from services.billing.plans import METRICS, UNLIMITED, Catalogue, PlanConfig, effective_plan_id
-from services.contracts.v1 import billing_pb2, events_pb2
+from services.contracts.v1 import billing_pb2, common_pb2, events_pb2
+from services.kit.db import Database
 from services.kit.errors import ServiceError
+from services.kit.identity import can_access_owner, owner_of_user
 from services.kit.inbox import PermanentError
 
 log = logging.getLogger(__name__)
@@ -99,23 +102,28 @@ async def usage_report(
 
 
 async def check_quota(
-    session: AsyncSession, catalogue: Catalogue, owner: str, metric: str, amount: int
+    db: Database, catalogue: Catalogue, principal: common_pb2.Principal | None, owner: str, metric: str, amount: int
 ) -> billing_pb2.CheckQuotaResponse:
+    split_owner(owner)
+    # Services call this on behalf of a user (principal in metadata) or from a worker (none).
+    if principal is not None and not can_access_owner(principal, owner):
+        raise ServiceError("forbidden", "the caller cannot act for this owner", {"owner": owner})
     if metric not in METRICS:
         raise ServiceError("validation_failed", f"metric must be one of {', '.join(METRICS)}", {"field": "metric"})
     if amount < 0:
         raise ServiceError("validation_failed", "amount must not be negative", {"field": "amount"})
     now = int(time.time())
-    row = await queries.subscription_for(session, owner)
-    plan = plan_of(row, catalogue)
-    cap = plan.cap(metric)
-    start, end = current_period(row, now)
-    if metric == "repositories":
-        used = max(0, amount - 1)  # the caller passes the total it would reach
-        needed = amount
-    else:
-        used = (await queries.usage_totals(session, owner, start, end)).get(metric, 0)
-        needed = used + amount
+    async with db.session() as session:
+        row = await queries.subscription_for(session, owner)
+        plan = plan_of(row, catalogue)
+        cap = plan.cap(metric)
+        start, end = current_period(row, now)
+        if metric == "repositories":
+            used = max(0, amount - 1)  # the caller passes the total it would reach
+            needed = amount
+        else:
+            used = (await queries.usage_totals(session, owner, start, end)).get(metric, 0)
+            needed = used + amount
     response = billing_pb2.CheckQuotaResponse(
         allowed=True, used=used, cap=cap, plan=plan.id, rate_limit_per_minute=plan.rate_limit_per_minute
     )
@@ -163,19 +171,21 @@ async def record_analysis(session: AsyncSession, env: events_pb2.EventEnvelope) 
     )
 
 
-async def record_ai(session: AsyncSession, owner: str, user_id: str, request: billing_pb2.RecordAiUsageRequest) -> None:
+async def record_ai(db: Database, principal: common_pb2.Principal, request: billing_pb2.RecordAiUsageRequest) -> None:
+    """``RecordAiUsage``: the caller's own account is charged for the tokens."""
     if not request.request_id:
         raise ServiceError("validation_failed", "request_id is required (the dedupe key)", {"field": "request_id"})
     tokens = max(0, request.prompt_tokens) + max(0, request.completion_tokens)
-    await queries.add_usage(
-        session,
-        {
-            "owner": owner,
-            "metric": "ai_tokens",
-            "amount": tokens,
-            "source_id": request.request_id[:100],
-            "detail": f"{request.model}:{request.prompt_tokens}+{request.completion_tokens}"[:200],
-            "user_id": user_id,
-            "occurred_at": int(time.time()),
-        },
-    )
+    async with db.session() as session:
+        await queries.add_usage(
+            session,
+            {
+                "owner": owner_of_user(principal.user_id),
+                "metric": "ai_tokens",
+                "amount": tokens,
+                "source_id": request.request_id[:100],
+                "detail": f"{request.model}:{request.prompt_tokens}+{request.completion_tokens}"[:200],
+                "user_id": principal.user_id,
+                "occurred_at": int(time.time()),
+            },
+        )

@@ -38,7 +38,10 @@ class Reconciler:
         self._stopping = asyncio.Event()
 
     async def run(self) -> None:
-        # The first pass waits one interval: at start-up migrations and the bus come first.
+        # The first pass waits one interval too, though the runtime has connected the database
+        # and the bus before any loop starts: repair is judged by age (a long queue wait, an
+        # expired lease), so nothing is lost by waiting, and a process that restarts repeatedly
+        # does not ask the code host for its delivery list at every start.
         while not self._stopping.is_set():
             try:
                 with idle():
