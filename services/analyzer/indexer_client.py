@@ -13,7 +13,7 @@ import grpc
 from google.protobuf.message import Message
 
 from services.api.types import rfc3339
-from services.contracts.v1 import indexer_pb2, indexer_pb2_grpc
+from services.contracts.v1 import common_pb2, indexer_pb2, indexer_pb2_grpc
 from services.kit.grpc_client import call, error_from_rpc, make_channel, stream
 from services.kit.messages import as_datetime, plain
 from services.source.facts import FileFacts, decode
@@ -64,6 +64,14 @@ class IndexerClient:
     async def co_changes(self, repo_id: str) -> list[CoChangePair]:
         reply = await call(self.stub.GetCoChanges, indexer_pb2.GetRepositoryRequest(repo=repo_id), timeout=30.0)
         return [(p.path, p.other, p.support, p.confidence) for p in reply.pairs]
+
+    async def segments(self, repo_id: str, limit: int) -> indexer_pb2.Segments:
+        request = indexer_pb2.ReadRequest(repo=repo_id, page=common_pb2.PageRequest(limit=limit))
+        return await call(self.stub.GetSegments, request, timeout=self.deadline)
+
+    async def history(self, repo_id: str, path: str) -> indexer_pb2.History:
+        request = indexer_pb2.ReadRequest(repo=repo_id, path=path)
+        return await call(self.stub.GetHistory, request, timeout=self.deadline)
 
     async def document(self, method: str, repo_id: str, path: str = "", limit: int = 0) -> dict[str, Any]:
         """A read (``GetDomains``, ``GetSegments``, ``GetHistory``) as the REST endpoint's body: plain

@@ -2,20 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Any, TypeAlias
+from typing import TypeAlias
 
 import grpc
-import orjson
 
 from services.analyzer import analysis, audits, dashboard, preferences, repo_lookup, reports, review_context
 from services.analyzer.deps import Deps
-from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, common_pb2
+from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc
 
 Ctx: TypeAlias = grpc.aio.ServicerContext
-
-
-def _doc(value: Any) -> common_pb2.JsonDocument:
-    return common_pb2.JsonDocument(json=orjson.dumps(value))
 
 
 class AnalyzerServicer(analyzer_pb2_grpc.AnalyzerServiceServicer):
@@ -37,11 +32,11 @@ class AnalyzerServicer(analyzer_pb2_grpc.AnalyzerServiceServicer):
 
     async def GetReviewContext(
         self, request: analyzer_pb2.ReviewContextRequest, context: Ctx
-    ) -> common_pb2.JsonDocument:
-        return _doc(await review_context.review_context(self.deps, request.repo, request.path))
+    ) -> analyzer_pb2.ReviewContext:
+        return await review_context.review_context(self.deps, request.repo, request.path)
 
-    async def GetGlobalContext(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> common_pb2.JsonDocument:
-        return _doc(await review_context.global_context(self.deps, request.repo))
+    async def GetGlobalContext(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> analyzer_pb2.GlobalContext:
+        return await review_context.global_context(self.deps, request.repo)
 
     async def GetModelStatus(self, request: analyzer_pb2.RepoRequest, context: Ctx) -> analyzer_pb2.ModelStatus:
         return await repo_lookup.model_status(self.deps, request.repo)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable
 from typing import Any
 
@@ -15,12 +14,6 @@ from services.analyzer.models import Audit, ExternalFindingRow, FindingRow
 from services.contracts.v1 import analyzer_pb2
 
 _RANK = {"strict": 2, "loose": 1, "off": 0}
-
-
-def iso(ms: int) -> str | None:
-    if not ms:
-        return None
-    return dt.datetime.fromtimestamp(ms / 1000, tz=dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def timestamp(ms: int) -> timestamp_pb2.Timestamp | None:
@@ -79,35 +72,6 @@ def convention(c: Convention) -> analyzer_pb2.Convention:
     return view
 
 
-def convention_doc(c: Convention) -> dict[str, Any]:
-    view: dict[str, Any] = {
-        "id": c.id,
-        "rule": c.rule,
-        "family": c.family,
-        "scope": {"kind": c.scope.kind, "value": c.scope.value},
-        "language": c.language,
-        "choice": c.choice,
-        "share": c.share,
-        "count": c.count,
-        "support": c.support,
-        "level": c.level,
-        "confidence": c.confidence,
-        "description": c.description,
-        "examples": list(c.examples),
-        "source": c.source,
-    }
-    if c.alternatives:
-        view["alternatives"] = dict(c.alternatives)
-    if c.source == "declared":
-        view["declared"] = {
-            "file": c.params.get("declared_in", ""),
-            "setting": c.params.get("setting", ""),
-            "learned": c.params.get("learned"),
-            "agreement": c.params.get("agreement", "declared"),
-        }
-    return view
-
-
 def compact_convention(c: Convention) -> analyzer_pb2.Convention:
     """The fields a report's answer lists (docs/review.md, "Reports")."""
     return analyzer_pb2.Convention(
@@ -154,38 +118,36 @@ def applicable(model: ConventionModel, path: str, language: str) -> list[Convent
     return sorted(out, key=lambda c: (c.family, c.rule, -_RANK.get(c.level, 0)))
 
 
-def finding(row: FindingRow, verdict: str | None = None) -> dict[str, Any]:
-    view = {
-        "id": row.finding_id,
-        "fingerprint": row.fingerprint,
-        "rule": row.rule,
-        "category": row.category,
-        "severity": row.severity,
-        "confidence": row.confidence,
-        "message": row.message,
-        "path": row.path,
-        "start_line": row.start_line,
-        "end_line": row.end_line,
-        "suggestion": row.suggestion,
-        "audit_id": row.audit_id,
-        "created_at": iso(row.created_at),
-    }
-    if verdict is not None:
-        view["verdict"] = verdict
-    return view
+def finding(row: FindingRow, verdict: str | None = None) -> analyzer_pb2.PastFinding:
+    return analyzer_pb2.PastFinding(
+        id=row.finding_id,
+        fingerprint=row.fingerprint,
+        rule=row.rule,
+        category=row.category,
+        severity=row.severity,
+        confidence=row.confidence,
+        message=row.message,
+        path=row.path,
+        start_line=row.start_line,
+        end_line=row.end_line,
+        suggestion=row.suggestion or "",
+        audit_id=row.audit_id,
+        created_at=timestamp(row.created_at),
+        verdict=verdict,
+    )
 
 
-def external(row: ExternalFindingRow) -> dict[str, Any]:
-    return {
-        "rule": row.rule,
-        "category": row.category,
-        "path": row.path,
-        "start_line": row.start_line,
-        "end_line": row.end_line,
-        "message": row.message,
-        "source": row.source,
-        "created_at": iso(row.created_at),
-    }
+def external(row: ExternalFindingRow) -> analyzer_pb2.ExternalReport:
+    return analyzer_pb2.ExternalReport(
+        rule=row.rule,
+        category=row.category,
+        path=row.path,
+        start_line=row.start_line,
+        end_line=row.end_line,
+        message=row.message,
+        source=row.source,
+        created_at=timestamp(row.created_at),
+    )
 
 
 def audit(row: Audit) -> analyzer_pb2.AuditSummary:

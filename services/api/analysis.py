@@ -16,6 +16,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from services.api.repositories import Domain, History, HotSpot, Segment
 from services.api.types import Count, Timestamp
 
 Severity = Literal["info", "warning", "error"]
@@ -152,33 +153,7 @@ class ReportResult(Body):
     calibration: Calibration = Field(default_factory=Calibration)
 
 
-# --- context and dashboards --------------------------------------------------------------------
-
-
-class DomainRef(Body):
-    name: str = ""
-    path_prefix: str = ""
-
-
-class ReviewContext(Body):
-    repository_id: str = ""
-    commit: str = ""
-    path: str = ""
-    language: str | None = None
-    domain: DomainRef | None = None
-    segment: dict[str, Any] | None = None
-    conventions: list[Convention] = Field(default_factory=list)
-    history: dict[str, Any] = Field(default_factory=dict)
-
-
-class GlobalContext(Body):
-    repository_id: str = ""
-    commit: str = ""
-    files: int = 0
-    languages: list[dict[str, Any]] = Field(default_factory=list)
-    domains: list[dict[str, Any]] = Field(default_factory=list)
-    strongest_conventions: list[Convention] = Field(default_factory=list)
-    report_conventions: list[Convention] = Field(default_factory=list)
+# --- dashboards --------------------------------------------------------------------------------
 
 
 class LevelCounts(Body):
@@ -325,3 +300,119 @@ class AuditPreferences(Body):
     disabled_rules: list[str] = Field(default_factory=list)
     updated_at: Timestamp | None = Field(None, description="null while the defaults apply")
     updated_by: str = ""
+
+
+# --- review and global context -----------------------------------------------------------------
+
+
+class CoChangePartner(Body):
+    path: str = Field(description="The file that usually changes with this one")
+    rule: str = ""
+    share: float = 0.0
+    support: Count = 0
+    commits: Count = 0
+    description: str = ""
+
+
+class PastFinding(Body):
+    id: str
+    fingerprint: str
+    rule: str
+    category: str = ""
+    severity: Severity
+    confidence: float = 0.0
+    message: str
+    path: str
+    start_line: Count = 0
+    end_line: Count = 0
+    suggestion: str = ""
+    audit_id: str = ""
+    created_at: Timestamp | None = None
+    verdict: str | None = Field(None, description="The latest verdict on it; null before any")
+
+
+class FeedbackRecord(Body):
+    finding_id: str = ""
+    fingerprint: str = ""
+    rule: str = ""
+    verdict: str = Field("", description="accepted, fixed, dismissed or false_positive")
+    comment: str = ""
+    at: Timestamp | None = None
+
+
+class ExternalReport(Body):
+    rule: str = ""
+    category: str = ""
+    path: str
+    start_line: Count = 0
+    end_line: Count = 0
+    message: str
+    source: str = Field("", description="The reviewer or tool that reported it")
+    created_at: Timestamp | None = None
+
+
+class ReviewReports(Body):
+    feedback: list[FeedbackRecord] = Field(default_factory=list)
+    external: list[ExternalReport] = Field(default_factory=list)
+
+
+class ReviewHistory(Body):
+    file: History | None = Field(None, description="The indexer's history of the path (GET .../history?path=)")
+    co_changes: list[CoChangePartner] = Field(default_factory=list)
+    findings: list[PastFinding] = Field(default_factory=list, description="Earlier analyses' findings on the path")
+    reports: ReviewReports = Field(default_factory=ReviewReports)
+
+
+class ReviewContext(Body):
+    """Dump it with ``exclude_unset=True``, as GET .../history is: ``history.file`` holds one view of
+    a History (the path's), and the other view's fields are left out rather than null."""
+
+    repository_id: str = ""
+    commit: str = ""
+    path: str = ""
+    language: str | None = Field(None, description="null for a language the analyzer does not know")
+    domain: Domain | None = None
+    segment: Segment | None = None
+    conventions: list[Convention] = Field(default_factory=list, description="Those that govern the path")
+    history: ReviewHistory = Field(default_factory=ReviewHistory)
+
+
+class LanguageStats(Body):
+    language: str
+    files: Count = 0
+    lines: Count = 0
+
+
+class DeclaredConfig(Body):
+    files: list[str] = Field(default_factory=list, description="Tools' configuration files read")
+    notes: list[str] = Field(default_factory=list, description="Those not read, and why")
+
+
+class ConfigInfo(Body):
+    file: str = ""
+    present: bool = False
+    errors: list[str] = Field(default_factory=list, description="Why the file was ignored")
+    declared: DeclaredConfig = Field(default_factory=DeclaredConfig)
+
+
+class RepositoryActivity(Body):
+    commits: Count = Field(0, description="Commits the history read")
+
+
+class GlobalContext(Body):
+    repository_id: str = ""
+    full_name: str | None = Field(None, description="owner/repo of a hosted repository")
+    commit: str = ""
+    head_sha: str = ""
+    learned_at: Timestamp | None = None
+    files: Count = 0
+    lines: Count | None = None
+    test_files: Count | None = None
+    languages: list[LanguageStats] = Field(default_factory=list)
+    domains: list[Domain] = Field(default_factory=list)
+    conventions: ConventionCounts = Field(default_factory=ConventionCounts)
+    strongest_conventions: list[Convention] = Field(default_factory=list)
+    report_conventions: list[Convention] = Field(default_factory=list)
+    hot_spots: list[HotSpot] = Field(default_factory=list)
+    history: RepositoryActivity = Field(default_factory=RepositoryActivity)
+    config: ConfigInfo = Field(default_factory=ConfigInfo)

@@ -212,10 +212,10 @@ def context(
     if found.domain:
         out.print(f"domain:  {found.domain.name} ({found.domain.path_prefix})")
     if found.segment:
-        out.print(f"segment: {found.segment.get('name')} [{found.segment.get('kind')}]")
-    history = found.history.get("file") or {}
+        out.print(f"segment: {found.segment.name} [{found.segment.kind}]")
+    history = found.history.file.file if found.history.file else None
     if history:
-        out.print(f"history: {history.get('commits', 0)} commit(s), {history.get('authors', 0)} author(s)")
+        out.print(f"history: {history.commits} commit(s), {history.authors} author(s)")
     conventions_table(found.conventions)
 
 

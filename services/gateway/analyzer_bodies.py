@@ -1,10 +1,10 @@
 """The analyzer's messages as the REST bodies of ``services.api.analysis``.
 
-A message goes through the protobuf JSON mapping (field names as in the proto, every field
-printed) and is validated by its model, which then serializes it with the one rule of
-``services.api.types``: 64-bit integers (JSON strings in the mapping) become integers again and
-Timestamps RFC 3339 UTC strings. The two places where the mapping is not the REST shape are
-converted here: a ``Param`` is its value, and a SARIF log (a ``Struct``) keeps its integers.
+A message becomes plain values (``services.kit.messages.plain``: integers stay integers, unset
+sub-messages and optionals None, Timestamps datetimes) and is validated by its model, which then
+serializes it with the one rule of ``services.api.types``. The places where the message is not the
+REST shape are converted here: a ``Param`` is its value, the indexer's History inlines its view,
+and a SARIF log (a ``Struct``) keeps its integers.
 """
 
 from __future__ import annotations
@@ -17,18 +17,13 @@ from pydantic import BaseModel
 
 from services.api import analysis as a
 from services.contracts.v1 import analyzer_pb2
+from services.kit.messages import plain
 
 M = TypeVar("M", bound=BaseModel)
 
 
-def as_dict(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(
-        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-    )
-
-
 def body(model: type[M], message: Message) -> M:
-    return model.model_validate(as_dict(message))
+    return model.model_validate(plain(message))
 
 
 def param(value: analyzer_pb2.Param) -> a.Param:
@@ -37,11 +32,20 @@ def param(value: analyzer_pb2.Param) -> a.Param:
 
 
 def analysis(result: analyzer_pb2.AnalysisResult) -> a.AnalysisResult:
-    raw = as_dict(result)
+    raw = plain(result)
     raw.pop("sarif", None)
     for finding, message in zip(raw["findings"], result.findings, strict=True):
         finding["evidence"]["detail"] = {key: param(v) for key, v in message.evidence.detail.items()}
     return a.AnalysisResult.model_validate(raw)
+
+
+def review_context(context: analyzer_pb2.ReviewContext) -> a.ReviewContext:
+    raw = plain(context)
+    history = raw["history"].get("file")
+    if history is not None:
+        for view in ("repository", "single_file"):  # History's oneof: the view's fields, inlined
+            history.update(history.pop(view, None) or {})
+    return a.ReviewContext.model_validate(raw)
 
 
 def _integers(value: Any) -> Any:

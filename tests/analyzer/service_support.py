@@ -14,7 +14,6 @@ from pathlib import Path
 from typing import Any
 
 import grpc
-import orjson
 import pytest
 
 from services.analyzer.deps import Deps
@@ -214,10 +213,6 @@ async def harness_fixture(make_db, tmp_path: Path) -> AsyncIterator[Harness]:
     await server.server.stop(0)
     await indexer_server.server.stop(0)
     await deps.indexer.close()
-
-
-def doc(reply: common_pb2.JsonDocument) -> Any:
-    return orjson.loads(reply.json)
 
 
 def grpc_code(exc: BaseException) -> grpc.StatusCode | None:

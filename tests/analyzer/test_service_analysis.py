@@ -327,7 +327,9 @@ async def test_organization_roles_and_an_owner_the_indexer_changed(harness: Harn
         await call(harness.stub.AnalyzeFile, request, principal=viewer)
     assert err.value.code == "forbidden"
     glob = await call(harness.stub.GetGlobalContext, analyzer_pb2.RepoRequest(repo="r-org"), principal=viewer)
-    assert glob.json  # a viewer reads (and the read learned the repository on demand)
+    # A viewer reads (and the read learned the repository on demand).
+    assert glob.repository_id == "r-org"
+    assert glob.strongest_conventions
 
     await analyze(harness)
     harness.indexer.repos["r-alice"].owner = "user:u-bob"  # claimed by someone else since the event

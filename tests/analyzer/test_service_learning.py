@@ -19,7 +19,7 @@ from services.kit.grpc_client import call
 from services.kit.inbox import EventConsumer
 from services.kit.outbox import envelope
 from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH
-from tests.analyzer.service_support import ALICE, BOB, Harness, doc, harness_fixture  # noqa: F401
+from tests.analyzer.service_support import ALICE, BOB, Harness, harness_fixture  # noqa: F401
 
 
 @pytest.fixture
@@ -118,21 +118,21 @@ async def test_tool_configuration_is_fetched_and_shown_as_declared(harness: Harn
     assert declared["notes"] == [
         "web/eslint.config.js: not read (a JavaScript module; only JSON/YAML configurations are parsed)"
     ]
-    context = doc(
-        await call(
-            harness.stub.GetReviewContext,
-            analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/billing/new.py"),
-            principal=ALICE,
-        )
+    context = await call(
+        harness.stub.GetReviewContext,
+        analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/billing/new.py"),
+        principal=ALICE,
     )
-    by_rule = {c["rule"]: c for c in context["conventions"]}
+    by_rule = {c.rule: c for c in context.conventions}
     length = by_rule["formatting.line_length"]
-    assert (length["choice"], length["level"], length["source"]) == ("100", "strict", "declared")
-    assert length["declared"]["file"] == "pyproject.toml"
-    assert length["declared"]["setting"] == "[tool.black] line-length = 100"
-    assert length["declared"]["agreement"] == "overrides"  # the corpus keeps 79
-    assert by_rule["formatting.quotes"]["declared"]["agreement"] == "agrees"
-    assert by_rule["naming.case.function"]["source"] == "learned"
+    assert (length.choice, length.level, length.source) == ("100", "strict", "declared")
+    assert length.declared.file == "pyproject.toml"
+    assert length.declared.setting == "[tool.black] line-length = 100"
+    assert length.declared.learned == "79"
+    assert length.declared.agreement == "overrides"  # the corpus keeps 79
+    assert by_rule["formatting.quotes"].declared.agreement == "agrees"
+    assert by_rule["naming.case.function"].source == "learned"
+    assert not by_rule["naming.case.function"].HasField("declared")
     line = "X = " + "1 + " * 22 + "1"  # 93 characters: over what the code keeps, within what black allows
     text = PLANTED + line + "\n" + "Y = " + "1 + " * 25 + "1\n"
     request = analyzer_pb2.AnalyzeFileRequest(

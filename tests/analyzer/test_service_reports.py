@@ -10,7 +10,7 @@ from services.contracts.v1 import analyzer_pb2
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
 from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH
-from tests.analyzer.service_support import ALICE, BOB, Harness, doc, harness_fixture  # noqa: F401
+from tests.analyzer.service_support import ALICE, BOB, Harness, harness_fixture  # noqa: F401
 
 
 async def analyze(h: Harness, content: str = PLANTED, path: str = PLANTED_PATH) -> analyzer_pb2.AnalysisResult:
@@ -99,15 +99,14 @@ async def test_external_findings_join_history_and_become_a_convention(harness: H
     assert [(c.rule, c.scope.kind, c.scope.value) for c in conventions] == [
         ("external.sql_injection_risk", "directory", "app/reports")
     ]
-    context = doc(
-        await call(
-            harness.stub.GetReviewContext,
-            analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/reports/user.py"),
-            principal=ALICE,
-        )
+    context = await call(
+        harness.stub.GetReviewContext,
+        analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/reports/user.py"),
+        principal=ALICE,
     )
-    assert context["history"]["reports"]["external"][0]["message"] == "string-built SQL"
-    assert "external.sql_injection_risk" in {c["rule"] for c in context["conventions"]}
+    assert context.history.reports.external[0].message == "string-built SQL"
+    assert context.history.reports.external[0].created_at.seconds > 0
+    assert "external.sql_injection_risk" in {c.rule for c in context.conventions}
 
 
 async def test_review_context_for_a_path(harness: Harness) -> None:
@@ -115,39 +114,46 @@ async def test_review_context_for_a_path(harness: Harness) -> None:
     harness.indexer.repos["r-alice"].files[PLANTED_PATH] = PLANTED.encode()
     await report(harness, [analyzer_pb2.FeedbackItem(finding_id=result.findings[0].id, verdict="accepted")])
     request = analyzer_pb2.ReviewContextRequest(repo="r-alice", path="app/billing/invoice.py")
-    context = doc(await call(harness.stub.GetReviewContext, request, principal=ALICE))
-    assert context["domain"]["name"] == "billing"
-    assert context["segment"]["path_prefix"] == "app/billing/"
-    assert context["language"] == "python"
-    by_rule = {c["rule"]: c for c in context["conventions"]}
-    assert by_rule["naming.case.function"]["choice"] == "snake_case"
-    assert by_rule["naming.case.function"]["count"] >= 100
-    assert by_rule["naming.case.function"]["level"] == "strict"
-    assert context["history"]["co_changes"][0]["path"] == "app/billing/payment.py"
-    assert context["history"]["file"]["file"]["path"] == "app/billing/invoice.py"
-    planted = doc(
-        await call(
-            harness.stub.GetReviewContext,
-            analyzer_pb2.ReviewContextRequest(repo="r-alice", path=PLANTED_PATH),
-            principal=ALICE,
-        )
+    context = await call(harness.stub.GetReviewContext, request, principal=ALICE)
+    assert context.domain.name == "billing"
+    assert context.segment.path_prefix == "app/billing/"
+    assert context.language == "python"
+    by_rule = {c.rule: c for c in context.conventions}
+    assert by_rule["naming.case.function"].choice == "snake_case"
+    assert by_rule["naming.case.function"].count >= 100
+    assert by_rule["naming.case.function"].level == "strict"
+    assert context.history.co_changes[0].path == "app/billing/payment.py"
+    assert context.history.file.single_file.file.path == "app/billing/invoice.py"
+    planted = await call(
+        harness.stub.GetReviewContext,
+        analyzer_pb2.ReviewContextRequest(repo="r-alice", path=PLANTED_PATH),
+        principal=ALICE,
     )
-    past = planted["history"]["findings"]
-    assert {f["rule"] for f in past} == {f.rule for f in result.findings}
-    assert [f["verdict"] for f in past if f["id"] == result.findings[0].id] == ["accepted"]
-    assert planted["history"]["reports"]["feedback"][0]["verdict"] == "accepted"
+    past = planted.history.findings
+    assert {f.rule for f in past} == {f.rule for f in result.findings}
+    assert [f.verdict for f in past if f.id == result.findings[0].id] == ["accepted"]
+    assert all(not f.HasField("verdict") for f in past if f.id != result.findings[0].id)
+    assert planted.history.reports.feedback[0].verdict == "accepted"
+    unknown = await call(
+        harness.stub.GetReviewContext,
+        analyzer_pb2.ReviewContextRequest(repo="r-alice", path="notes/readme.unknownext"),
+        principal=ALICE,
+    )
+    assert not unknown.HasField("language")
 
 
 async def test_global_context_and_dashboard(harness: Harness) -> None:
     result = await analyze(harness)
     await report(harness, [analyzer_pb2.FeedbackItem(finding_id=result.findings[0].id, verdict="dismissed")])
-    glob = doc(await call(harness.stub.GetGlobalContext, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE))
-    assert glob["languages"][0]["language"] == "python"
-    assert glob["files"] == len(harness.files)
-    assert {d["name"] for d in glob["domains"]} >= {"accounts", "billing", "reports"}
-    assert glob["conventions"]["strict"] >= 20
-    assert glob["strongest_conventions"][0]["level"] == "strict"
-    assert glob["hot_spots"][0]["path"] == "app/billing/invoice.py"
+    glob = await call(harness.stub.GetGlobalContext, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)
+    assert glob.languages[0].language == "python"
+    assert glob.files == len(harness.files)
+    assert {d.name for d in glob.domains} >= {"accounts", "billing", "reports"}
+    assert glob.conventions.strict >= 20
+    assert glob.strongest_conventions[0].level == "strict"
+    assert glob.hot_spots[0].path == "app/billing/invoice.py"
+    assert glob.history.commits == 7
+    assert glob.config.file == ".codereview.yml"
     board = await call(harness.stub.GetDashboard, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)
     assert board.index.state == "ready"
     assert board.findings.total == 3

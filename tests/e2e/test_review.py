@@ -260,8 +260,58 @@ def test_dismissals_take_effect_and_show_on_the_dashboard(http: httpx.Client, in
     assert context["history"]["file"]["file"]["commits"] >= 1
 
 
+def test_review_context_body_is_the_typed_context(http: httpx.Client, indexed: Indexed) -> None:
+    """The ReviewContext message as REST: exactly its fields, counts as integers, times RFC 3339."""
+    url = f"/v1/repositories/{indexed.repo_id}/review_context"
+    ok(analyze(http, indexed, {"path": PLANTED_PATH, "content": PLANTED}))
+    context = ok(request(http, "POST", url, indexed.auth, json={"path": "app/billing/invoice.py"}))
+    assert set(context) == {
+        "repository_id",
+        "commit",
+        "path",
+        "language",
+        "domain",
+        "segment",
+        "conventions",
+        "history",
+    }
+    assert context["language"] == "python"
+    assert set(context["domain"]) == {"name", "path_prefix", "file_count", "test_file_count", "line_count", "languages"}
+    assert context["domain"]["name"] == "billing"
+    assert type(context["domain"]["file_count"]) is int
+    assert set(context["segment"]) == {"domain", "name", "path_prefix", "kind", "file_count"}
+    convention = next(c for c in context["conventions"] if c["rule"] == "naming.case.function")
+    assert set(convention) == {"id", "rule", "family", "scope", "language", "choice", "share", "count", "support",
+                               "level", "confidence", "description", "examples", "source", "alternatives",
+                               "declared"}  # fmt: skip
+    assert type(convention["count"]) is int
+    assert type(convention["share"]) is float
+    assert convention["declared"] is None
+    history = context["history"]
+    assert set(history) == {"file", "co_changes", "findings", "reports"}
+    # The indexer's history of the path, as GET .../history?path= answers it.
+    assert set(history["file"]) == {"repository_id", "commit", "depth", "commits", "path", "file", "cochanges",
+                                    "hot_spot_rank"}  # fmt: skip
+    assert history["file"]["path"] == "app/billing/invoice.py"
+    assert type(history["file"]["file"]["churn"]) is int
+    assert RFC3339.fullmatch(history["file"]["file"]["last_timestamp"])
+    assert set(history["reports"]) == {"feedback", "external"}
+    planted = ok(request(http, "POST", url, indexed.auth, json={"path": PLANTED_PATH}))
+    [past, *_] = planted["history"]["findings"]
+    assert set(past) == {"id", "fingerprint", "rule", "category", "severity", "confidence", "message", "path",
+                         "start_line", "end_line", "suggestion", "audit_id", "created_at", "verdict"}  # fmt: skip
+    assert RFC3339.fullmatch(past["created_at"])
+    assert type(past["start_line"]) is int
+    unknown = ok(request(http, "POST", url, indexed.auth, json={"path": "docs/notes.unknownext"}))
+    assert unknown["language"] is None
+
+
 def test_global_context_audit_results_and_the_deprecated_alias(http: httpx.Client, indexed: Indexed) -> None:
     glob = ok(request(http, "GET", f"/v1/repositories/{indexed.repo_id}/global_context", indexed.auth))
+    assert RFC3339.fullmatch(glob["learned_at"])
+    assert type(glob["lines"]) is int
+    assert set(glob["history"]) == {"commits"}
+    assert set(glob["config"]) == {"file", "present", "errors", "declared"}
     assert glob["languages"][0]["language"] == "python"
     assert glob["files"] >= 90
     assert glob["conventions"]["strict"] >= 20

@@ -75,12 +75,9 @@ def test_the_event_stream_of_the_ai_proxy_is_a_documented_content_type() -> None
     assert set(content) == {"application/json", "text/event-stream"}
 
 
-# Operations whose 2xx body has no schema yet: their typed response models come with #12.1
-# (the analyzer's review context and global context; the AI proxy relays the upstream's
-# completion). Only ever shrinks.
+# Operations whose 2xx body has no schema: the AI proxy relays the upstream's completion.
+# Only ever shrinks.
 AWAITING_RESPONSE_MODELS = {
-    "POST /v1/repositories/{repo_id}/review_context 200",
-    "GET /v1/repositories/{repo_id}/global_context 200",
     "POST /v1/ai/chat 200",
 }
 

@@ -11,6 +11,7 @@ from google.protobuf import message as _message
 from google.protobuf import struct_pb2 as _struct_pb2
 from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from google.protobuf.internal import containers as _containers
+from services.contracts.v1 import indexer_pb2 as _indexer_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -907,6 +908,484 @@ class UpdatePreferencesRequest(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___UpdatePreferencesRequest: _TypeAlias = UpdatePreferencesRequest  # noqa: Y015
+
+@_typing.final
+class CoChangePartner(_message.Message):
+    """---- review and global context (docs/review.md, "Review context", "Global context")
+
+    A file that usually changes with the path (a cochange.partner convention).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    PATH_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    SHARE_FIELD_NUMBER: _builtins.int
+    SUPPORT_FIELD_NUMBER: _builtins.int
+    COMMITS_FIELD_NUMBER: _builtins.int
+    DESCRIPTION_FIELD_NUMBER: _builtins.int
+    path: _builtins.str
+    rule: _builtins.str
+    share: _builtins.float
+    support: _builtins.int
+    commits: _builtins.int
+    description: _builtins.str
+    def __init__(
+        self,
+        *,
+        path: _builtins.str = ...,
+        rule: _builtins.str = ...,
+        share: _builtins.float = ...,
+        support: _builtins.int = ...,
+        commits: _builtins.int = ...,
+        description: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commits", b"commits", "description", b"description", "path", b"path", "rule", b"rule", "share", b"share", "support", b"support"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___CoChangePartner: _TypeAlias = CoChangePartner  # noqa: Y015
+
+@_typing.final
+class PastFinding(_message.Message):
+    """A finding an earlier analysis reported on the path, with the latest verdict on it."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ID_FIELD_NUMBER: _builtins.int
+    FINGERPRINT_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    SEVERITY_FIELD_NUMBER: _builtins.int
+    CONFIDENCE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    START_LINE_FIELD_NUMBER: _builtins.int
+    END_LINE_FIELD_NUMBER: _builtins.int
+    SUGGESTION_FIELD_NUMBER: _builtins.int
+    AUDIT_ID_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    VERDICT_FIELD_NUMBER: _builtins.int
+    id: _builtins.str
+    fingerprint: _builtins.str
+    rule: _builtins.str
+    category: _builtins.str
+    severity: _builtins.str
+    confidence: _builtins.float
+    message: _builtins.str
+    path: _builtins.str
+    start_line: _builtins.int
+    end_line: _builtins.int
+    suggestion: _builtins.str
+    audit_id: _builtins.str
+    verdict: _builtins.str
+    """unset before any verdict"""
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        id: _builtins.str = ...,
+        fingerprint: _builtins.str = ...,
+        rule: _builtins.str = ...,
+        category: _builtins.str = ...,
+        severity: _builtins.str = ...,
+        confidence: _builtins.float = ...,
+        message: _builtins.str = ...,
+        path: _builtins.str = ...,
+        start_line: _builtins.int = ...,
+        end_line: _builtins.int = ...,
+        suggestion: _builtins.str = ...,
+        audit_id: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+        verdict: _builtins.str | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_verdict", b"_verdict", "created_at", b"created_at", "verdict", b"verdict"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_verdict", b"_verdict", "audit_id", b"audit_id", "category", b"category", "confidence", b"confidence", "created_at", b"created_at", "end_line", b"end_line", "fingerprint", b"fingerprint", "id", b"id", "message", b"message", "path", b"path", "rule", b"rule", "severity", b"severity", "start_line", b"start_line", "suggestion", b"suggestion", "verdict", b"verdict"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__verdict: _TypeAlias = _typing.Literal["verdict"]  # noqa: Y015
+    _WhichOneofArgType__verdict: _TypeAlias = _typing.Literal["_verdict", b"_verdict"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__verdict) -> _WhichOneofReturnType__verdict | None: ...
+
+Global___PastFinding: _TypeAlias = PastFinding  # noqa: Y015
+
+@_typing.final
+class FeedbackRecord(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FINDING_ID_FIELD_NUMBER: _builtins.int
+    FINGERPRINT_FIELD_NUMBER: _builtins.int
+    RULE_FIELD_NUMBER: _builtins.int
+    VERDICT_FIELD_NUMBER: _builtins.int
+    COMMENT_FIELD_NUMBER: _builtins.int
+    AT_FIELD_NUMBER: _builtins.int
+    finding_id: _builtins.str
+    fingerprint: _builtins.str
+    rule: _builtins.str
+    verdict: _builtins.str
+    comment: _builtins.str
+    @_builtins.property
+    def at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        finding_id: _builtins.str = ...,
+        fingerprint: _builtins.str = ...,
+        rule: _builtins.str = ...,
+        verdict: _builtins.str = ...,
+        comment: _builtins.str = ...,
+        at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["at", b"at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["at", b"at", "comment", b"comment", "finding_id", b"finding_id", "fingerprint", b"fingerprint", "rule", b"rule", "verdict", b"verdict"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FeedbackRecord: _TypeAlias = FeedbackRecord  # noqa: Y015
+
+@_typing.final
+class ExternalReport(_message.Message):
+    """A finding another reviewer or tool reported (ReportFindings), as stored."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RULE_FIELD_NUMBER: _builtins.int
+    CATEGORY_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    START_LINE_FIELD_NUMBER: _builtins.int
+    END_LINE_FIELD_NUMBER: _builtins.int
+    MESSAGE_FIELD_NUMBER: _builtins.int
+    SOURCE_FIELD_NUMBER: _builtins.int
+    CREATED_AT_FIELD_NUMBER: _builtins.int
+    rule: _builtins.str
+    category: _builtins.str
+    path: _builtins.str
+    start_line: _builtins.int
+    end_line: _builtins.int
+    message: _builtins.str
+    source: _builtins.str
+    @_builtins.property
+    def created_at(self) -> _timestamp_pb2.Timestamp: ...
+    def __init__(
+        self,
+        *,
+        rule: _builtins.str = ...,
+        category: _builtins.str = ...,
+        path: _builtins.str = ...,
+        start_line: _builtins.int = ...,
+        end_line: _builtins.int = ...,
+        message: _builtins.str = ...,
+        source: _builtins.str = ...,
+        created_at: _timestamp_pb2.Timestamp | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["created_at", b"created_at"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "created_at", b"created_at", "end_line", b"end_line", "message", b"message", "path", b"path", "rule", b"rule", "source", b"source", "start_line", b"start_line"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ExternalReport: _TypeAlias = ExternalReport  # noqa: Y015
+
+@_typing.final
+class ReviewReports(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FEEDBACK_FIELD_NUMBER: _builtins.int
+    EXTERNAL_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def feedback(self) -> _containers.RepeatedCompositeFieldContainer[Global___FeedbackRecord]: ...
+    @_builtins.property
+    def external(self) -> _containers.RepeatedCompositeFieldContainer[Global___ExternalReport]: ...
+    def __init__(
+        self,
+        *,
+        feedback: _abc.Iterable[Global___FeedbackRecord] | None = ...,
+        external: _abc.Iterable[Global___ExternalReport] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["external", b"external", "feedback", b"feedback"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewReports: _TypeAlias = ReviewReports  # noqa: Y015
+
+@_typing.final
+class ReviewHistory(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILE_FIELD_NUMBER: _builtins.int
+    CO_CHANGES_FIELD_NUMBER: _builtins.int
+    FINDINGS_FIELD_NUMBER: _builtins.int
+    REPORTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def file(self) -> _indexer_pb2.History:
+        """the indexer's history of the path; unset when the indexer has none"""
+
+    @_builtins.property
+    def co_changes(self) -> _containers.RepeatedCompositeFieldContainer[Global___CoChangePartner]: ...
+    @_builtins.property
+    def findings(self) -> _containers.RepeatedCompositeFieldContainer[Global___PastFinding]: ...
+    @_builtins.property
+    def reports(self) -> Global___ReviewReports: ...
+    def __init__(
+        self,
+        *,
+        file: _indexer_pb2.History | None = ...,
+        co_changes: _abc.Iterable[Global___CoChangePartner] | None = ...,
+        findings: _abc.Iterable[Global___PastFinding] | None = ...,
+        reports: Global___ReviewReports | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["file", b"file", "reports", b"reports"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["co_changes", b"co_changes", "file", b"file", "findings", b"findings", "reports", b"reports"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ReviewHistory: _TypeAlias = ReviewHistory  # noqa: Y015
+
+@_typing.final
+class ReviewContext(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    PATH_FIELD_NUMBER: _builtins.int
+    LANGUAGE_FIELD_NUMBER: _builtins.int
+    DOMAIN_FIELD_NUMBER: _builtins.int
+    SEGMENT_FIELD_NUMBER: _builtins.int
+    CONVENTIONS_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    commit: _builtins.str
+    path: _builtins.str
+    language: _builtins.str
+    """unset for a language the analyzer does not know"""
+    @_builtins.property
+    def domain(self) -> _indexer_pb2.Domain: ...
+    @_builtins.property
+    def segment(self) -> _indexer_pb2.Segment: ...
+    @_builtins.property
+    def conventions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Convention]: ...
+    @_builtins.property
+    def history(self) -> Global___ReviewHistory: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        commit: _builtins.str = ...,
+        path: _builtins.str = ...,
+        language: _builtins.str | None = ...,
+        domain: _indexer_pb2.Domain | None = ...,
+        segment: _indexer_pb2.Segment | None = ...,
+        conventions: _abc.Iterable[Global___Convention] | None = ...,
+        history: Global___ReviewHistory | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_language", b"_language", "domain", b"domain", "history", b"history", "language", b"language", "segment", b"segment"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_language", b"_language", "commit", b"commit", "conventions", b"conventions", "domain", b"domain", "history", b"history", "language", b"language", "path", b"path", "repository_id", b"repository_id", "segment", b"segment"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__language: _TypeAlias = _typing.Literal["language"]  # noqa: Y015
+    _WhichOneofArgType__language: _TypeAlias = _typing.Literal["_language", b"_language"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__language) -> _WhichOneofReturnType__language | None: ...
+
+Global___ReviewContext: _TypeAlias = ReviewContext  # noqa: Y015
+
+@_typing.final
+class LanguageStats(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    LANGUAGE_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    language: _builtins.str
+    files: _builtins.int
+    lines: _builtins.int
+    def __init__(
+        self,
+        *,
+        language: _builtins.str = ...,
+        files: _builtins.int = ...,
+        lines: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["files", b"files", "language", b"language", "lines", b"lines"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___LanguageStats: _TypeAlias = LanguageStats  # noqa: Y015
+
+@_typing.final
+class DeclaredConfig(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILES_FIELD_NUMBER: _builtins.int
+    NOTES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def files(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """tools' configuration files read"""
+
+    @_builtins.property
+    def notes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """and those not read, with why"""
+
+    def __init__(
+        self,
+        *,
+        files: _abc.Iterable[_builtins.str] | None = ...,
+        notes: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["files", b"files", "notes", b"notes"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___DeclaredConfig: _TypeAlias = DeclaredConfig  # noqa: Y015
+
+@_typing.final
+class ConfigInfo(_message.Message):
+    """The repository's .codereview.yml at the model's commit."""
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    FILE_FIELD_NUMBER: _builtins.int
+    PRESENT_FIELD_NUMBER: _builtins.int
+    ERRORS_FIELD_NUMBER: _builtins.int
+    DECLARED_FIELD_NUMBER: _builtins.int
+    file: _builtins.str
+    present: _builtins.bool
+    @_builtins.property
+    def errors(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """why it was ignored"""
+
+    @_builtins.property
+    def declared(self) -> Global___DeclaredConfig: ...
+    def __init__(
+        self,
+        *,
+        file: _builtins.str = ...,
+        present: _builtins.bool = ...,
+        errors: _abc.Iterable[_builtins.str] | None = ...,
+        declared: Global___DeclaredConfig | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["declared", b"declared"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["declared", b"declared", "errors", b"errors", "file", b"file", "present", b"present"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___ConfigInfo: _TypeAlias = ConfigInfo  # noqa: Y015
+
+@_typing.final
+class RepositoryActivity(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMITS_FIELD_NUMBER: _builtins.int
+    commits: _builtins.int
+    """commits the history read"""
+    def __init__(
+        self,
+        *,
+        commits: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commits", b"commits"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RepositoryActivity: _TypeAlias = RepositoryActivity  # noqa: Y015
+
+@_typing.final
+class GlobalContext(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    FULL_NAME_FIELD_NUMBER: _builtins.int
+    COMMIT_FIELD_NUMBER: _builtins.int
+    HEAD_SHA_FIELD_NUMBER: _builtins.int
+    LEARNED_AT_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    LINES_FIELD_NUMBER: _builtins.int
+    TEST_FILES_FIELD_NUMBER: _builtins.int
+    LANGUAGES_FIELD_NUMBER: _builtins.int
+    DOMAINS_FIELD_NUMBER: _builtins.int
+    CONVENTIONS_FIELD_NUMBER: _builtins.int
+    STRONGEST_CONVENTIONS_FIELD_NUMBER: _builtins.int
+    REPORT_CONVENTIONS_FIELD_NUMBER: _builtins.int
+    HOT_SPOTS_FIELD_NUMBER: _builtins.int
+    HISTORY_FIELD_NUMBER: _builtins.int
+    CONFIG_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    full_name: _builtins.str
+    """owner/repo of a hosted repository"""
+    commit: _builtins.str
+    head_sha: _builtins.str
+    files: _builtins.int
+    lines: _builtins.int
+    test_files: _builtins.int
+    @_builtins.property
+    def learned_at(self) -> _timestamp_pb2.Timestamp: ...
+    @_builtins.property
+    def languages(self) -> _containers.RepeatedCompositeFieldContainer[Global___LanguageStats]: ...
+    @_builtins.property
+    def domains(self) -> _containers.RepeatedCompositeFieldContainer[_indexer_pb2.Domain]: ...
+    @_builtins.property
+    def conventions(self) -> Global___ConventionCounts: ...
+    @_builtins.property
+    def strongest_conventions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Convention]: ...
+    @_builtins.property
+    def report_conventions(self) -> _containers.RepeatedCompositeFieldContainer[Global___Convention]: ...
+    @_builtins.property
+    def hot_spots(self) -> _containers.RepeatedCompositeFieldContainer[_indexer_pb2.HotSpot]: ...
+    @_builtins.property
+    def history(self) -> Global___RepositoryActivity: ...
+    @_builtins.property
+    def config(self) -> Global___ConfigInfo: ...
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        full_name: _builtins.str | None = ...,
+        commit: _builtins.str = ...,
+        head_sha: _builtins.str = ...,
+        learned_at: _timestamp_pb2.Timestamp | None = ...,
+        files: _builtins.int = ...,
+        lines: _builtins.int | None = ...,
+        test_files: _builtins.int | None = ...,
+        languages: _abc.Iterable[Global___LanguageStats] | None = ...,
+        domains: _abc.Iterable[_indexer_pb2.Domain] | None = ...,
+        conventions: Global___ConventionCounts | None = ...,
+        strongest_conventions: _abc.Iterable[Global___Convention] | None = ...,
+        report_conventions: _abc.Iterable[Global___Convention] | None = ...,
+        hot_spots: _abc.Iterable[_indexer_pb2.HotSpot] | None = ...,
+        history: Global___RepositoryActivity | None = ...,
+        config: Global___ConfigInfo | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_full_name", b"_full_name", "_lines", b"_lines", "_test_files", b"_test_files", "config", b"config", "conventions", b"conventions", "full_name", b"full_name", "history", b"history", "learned_at", b"learned_at", "lines", b"lines", "test_files", b"test_files"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_full_name", b"_full_name", "_lines", b"_lines", "_test_files", b"_test_files", "commit", b"commit", "config", b"config", "conventions", b"conventions", "domains", b"domains", "files", b"files", "full_name", b"full_name", "head_sha", b"head_sha", "history", b"history", "hot_spots", b"hot_spots", "languages", b"languages", "learned_at", b"learned_at", "lines", b"lines", "report_conventions", b"report_conventions", "repository_id", b"repository_id", "strongest_conventions", b"strongest_conventions", "test_files", b"test_files"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    _WhichOneofReturnType__full_name: _TypeAlias = _typing.Literal["full_name"]  # noqa: Y015
+    _WhichOneofArgType__full_name: _TypeAlias = _typing.Literal["_full_name", b"_full_name"]  # noqa: Y015
+    _WhichOneofReturnType__lines: _TypeAlias = _typing.Literal["lines"]  # noqa: Y015
+    _WhichOneofArgType__lines: _TypeAlias = _typing.Literal["_lines", b"_lines"]  # noqa: Y015
+    _WhichOneofReturnType__test_files: _TypeAlias = _typing.Literal["test_files"]  # noqa: Y015
+    _WhichOneofArgType__test_files: _TypeAlias = _typing.Literal["_test_files", b"_test_files"]  # noqa: Y015
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__full_name) -> _WhichOneofReturnType__full_name | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__lines) -> _WhichOneofReturnType__lines | None: ...
+    @_typing.overload
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__test_files) -> _WhichOneofReturnType__test_files | None: ...
+
+Global___GlobalContext: _TypeAlias = GlobalContext  # noqa: Y015
 
 @_typing.final
 class LevelCounts(_message.Message):

@@ -4,7 +4,6 @@ import grpc
 import warnings
 
 from services.contracts.v1 import analyzer_pb2 as services_dot_contracts_dot_v1_dot_analyzer__pb2
-from services.contracts.v1 import common_pb2 as services_dot_contracts_dot_v1_dot_common__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
 GRPC_VERSION = grpc.__version__
@@ -53,12 +52,12 @@ class AnalyzerServiceStub:
         self.GetReviewContext = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/GetReviewContext',
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.ReviewContextRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.ReviewContext.FromString,
                 _registered_method=True)
         self.GetGlobalContext = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/GetGlobalContext',
                 request_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
-                response_deserializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.GlobalContext.FromString,
                 _registered_method=True)
         self.GetModelStatus = channel.unary_unary(
                 '/services.contracts.v1.AnalyzerService/GetModelStatus',
@@ -183,12 +182,12 @@ def add_AnalyzerServiceServicer_to_server(servicer, server):
             'GetReviewContext': grpc.unary_unary_rpc_method_handler(
                     servicer.GetReviewContext,
                     request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.ReviewContextRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.ReviewContext.SerializeToString,
             ),
             'GetGlobalContext': grpc.unary_unary_rpc_method_handler(
                     servicer.GetGlobalContext,
                     request_deserializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.FromString,
-                    response_serializer=services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.SerializeToString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_analyzer__pb2.GlobalContext.SerializeToString,
             ),
             'GetModelStatus': grpc.unary_unary_rpc_method_handler(
                     servicer.GetModelStatus,
@@ -328,7 +327,7 @@ class AnalyzerService:
             target,
             '/services.contracts.v1.AnalyzerService/GetReviewContext',
             services_dot_contracts_dot_v1_dot_analyzer__pb2.ReviewContextRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.ReviewContext.FromString,
             options,
             channel_credentials,
             insecure,
@@ -355,7 +354,7 @@ class AnalyzerService:
             target,
             '/services.contracts.v1.AnalyzerService/GetGlobalContext',
             services_dot_contracts_dot_v1_dot_analyzer__pb2.RepoRequest.SerializeToString,
-            services_dot_contracts_dot_v1_dot_common__pb2.JsonDocument.FromString,
+            services_dot_contracts_dot_v1_dot_analyzer__pb2.GlobalContext.FromString,
             options,
             channel_credentials,
             insecure,

@@ -8,7 +8,6 @@ preferences (what the code should be). Version 1.
 from collections import abc as _abc
 from grpc import aio as _aio
 from services.contracts.v1 import analyzer_pb2 as _analyzer_pb2
-from services.contracts.v1 import common_pb2 as _common_pb2
 import abc as _abc_1
 import grpc as _grpc
 import sys
@@ -37,8 +36,8 @@ class AnalyzerServiceStub:
     AnalyzeFile: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.AnalyzeFileRequest, _analyzer_pb2.AnalysisResult]
     AnalyzePullRequest: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.AnalyzePullRequestRequest, _analyzer_pb2.AnalysisResult]
     ReviewChangeset: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewChangesetRequest, _analyzer_pb2.AnalysisResult]
-    GetReviewContext: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewContextRequest, _common_pb2.JsonDocument]
-    GetGlobalContext: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]
+    GetReviewContext: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewContextRequest, _analyzer_pb2.ReviewContext]
+    GetGlobalContext: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.GlobalContext]
     GetModelStatus: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.ModelStatus]
     """The commit whose model analyses use; never learns (index/status shows it beside the head)."""
     ReportFindings: _grpc.UnaryUnaryMultiCallable[_analyzer_pb2.ReportFindingsRequest, _analyzer_pb2.ReportFindingsResponse]
@@ -53,8 +52,8 @@ class AnalyzerServiceAsyncStub(AnalyzerServiceStub):
     AnalyzeFile: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.AnalyzeFileRequest, _analyzer_pb2.AnalysisResult]  # type: ignore[assignment]
     AnalyzePullRequest: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.AnalyzePullRequestRequest, _analyzer_pb2.AnalysisResult]  # type: ignore[assignment]
     ReviewChangeset: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewChangesetRequest, _analyzer_pb2.AnalysisResult]  # type: ignore[assignment]
-    GetReviewContext: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewContextRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
-    GetGlobalContext: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _common_pb2.JsonDocument]  # type: ignore[assignment]
+    GetReviewContext: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReviewContextRequest, _analyzer_pb2.ReviewContext]  # type: ignore[assignment]
+    GetGlobalContext: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.GlobalContext]  # type: ignore[assignment]
     GetModelStatus: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.RepoRequest, _analyzer_pb2.ModelStatus]  # type: ignore[assignment]
     """The commit whose model analyses use; never learns (index/status shows it beside the head)."""
     ReportFindings: _aio.UnaryUnaryMultiCallable[_analyzer_pb2.ReportFindingsRequest, _analyzer_pb2.ReportFindingsResponse]  # type: ignore[assignment]
@@ -90,14 +89,14 @@ class AnalyzerServiceServicer(metaclass=_abc_1.ABCMeta):
         self,
         request: _analyzer_pb2.ReviewContextRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_analyzer_pb2.ReviewContext, _abc.Awaitable[_analyzer_pb2.ReviewContext]]: ...
 
     @_abc_1.abstractmethod
     def GetGlobalContext(
         self,
         request: _analyzer_pb2.RepoRequest,
         context: _ServicerContext,
-    ) -> _typing.Union[_common_pb2.JsonDocument, _abc.Awaitable[_common_pb2.JsonDocument]]: ...
+    ) -> _typing.Union[_analyzer_pb2.GlobalContext, _abc.Awaitable[_analyzer_pb2.GlobalContext]]: ...
 
     @_abc_1.abstractmethod
     def GetModelStatus(

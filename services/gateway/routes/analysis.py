@@ -10,7 +10,7 @@ from services.api import analysis as a
 from services.api.schemas import AnalyzeFile, AnalyzePr, ReportFindings, ReviewChangeset, ReviewContext
 from services.contracts.v1 import analyzer_pb2
 from services.gateway import analyzer_bodies
-from services.gateway.deps import ClientsDep, PrincipalDep, from_document
+from services.gateway.deps import ClientsDep, PrincipalDep
 from services.gateway.errors import OrjsonResponse
 from services.gateway.routes.repositories import repo_ref
 from services.kit.grpc_client import call
@@ -83,10 +83,17 @@ async def review_changeset(repo_id: str, body: ReviewChangeset, principal: Princ
     return render(result, body.format)
 
 
-@router.post("/{repo_id}/review_context", summary="Domain, segment, conventions and history for a path")
-async def review_context(repo_id: str, body: ReviewContext, principal: PrincipalDep, clients: ClientsDep) -> Any:
+@router.post(
+    "/{repo_id}/review_context",
+    response_model=a.ReviewContext,
+    response_model_exclude_unset=True,  # the body sets every field but those of History's other view
+    summary="Domain, segment, conventions and history for a path",
+)
+async def review_context(
+    repo_id: str, body: ReviewContext, principal: PrincipalDep, clients: ClientsDep
+) -> a.ReviewContext:
     request = analyzer_pb2.ReviewContextRequest(repo=repo_ref(repo_id), path=body.path)
-    return from_document(await call(clients.analyzer.GetReviewContext, request, principal=principal))
+    return analyzer_bodies.review_context(await call(clients.analyzer.GetReviewContext, request, principal=principal))
 
 
 @router.post(
@@ -117,7 +124,12 @@ async def dashboard(repo_id: str, principal: PrincipalDep, clients: ClientsDep) 
     return analyzer_bodies.body(a.Dashboard, await call(clients.analyzer.GetDashboard, request, principal=principal))
 
 
-@router.get("/{repo_id}/global_context", summary="Repository-wide summary: languages, domains, conventions, hot spots")
-async def global_context(repo_id: str, principal: PrincipalDep, clients: ClientsDep) -> Any:
+@router.get(
+    "/{repo_id}/global_context",
+    response_model=a.GlobalContext,
+    summary="Repository-wide summary: languages, domains, conventions, hot spots",
+)
+async def global_context(repo_id: str, principal: PrincipalDep, clients: ClientsDep) -> a.GlobalContext:
     request = analyzer_pb2.RepoRequest(repo=repo_ref(repo_id))
-    return from_document(await call(clients.analyzer.GetGlobalContext, request, principal=principal))
+    reply = await call(clients.analyzer.GetGlobalContext, request, principal=principal)
+    return analyzer_bodies.body(a.GlobalContext, reply)
