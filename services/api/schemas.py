@@ -373,3 +373,29 @@ class Chat(BaseModel):
     model: str | None = None
     messages: list[ChatMessage] = Field(..., min_length=1)
     stream: StrictBool = False
+
+
+class ChatChoice(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    index: int = 0
+    message: ChatMessage | None = None
+    finish_reason: str | None = None
+
+
+class ChatUsage(BaseModel):
+    model_config = ConfigDict(extra="allow")
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class ChatCompletion(BaseModel):
+    """The upstream's answer (an OpenAI-compatible chat completion), relayed as it came."""
+
+    model_config = ConfigDict(extra="allow")
+    id: str = ""
+    object: str = "chat.completion"
+    created: int = 0
+    model: str = ""
+    choices: list[ChatChoice] = Field(default_factory=list)
+    usage: ChatUsage | None = None

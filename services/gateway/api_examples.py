@@ -57,6 +57,9 @@ BY_NAME: list[tuple[str, Any]] = [
         "@@ -1 +1 @@\n-def placeOrder(cart):\n+def place_order(cart):\n",
     ),
     (r"^(category|family)$", "naming"),
+    (r"^model$", "gpt-4o-mini"),
+    (r"^role$", "user"),
+    (r"^finish_reason$", "stop"),
     (r"token$", "crp_1AzalxybuxX5Idgmi2o2b9HyNddP131hvFH"),
 ]
 DATE_TIME = "2026-11-24T11:22:07.123Z"

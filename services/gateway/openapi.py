@@ -20,7 +20,7 @@ from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode
 
 from services.api.responses import ErrorBody
-from services.api.schemas import AuditPreferencesPatch, CodeHostEvent, PaymentEvent
+from services.api.schemas import AuditPreferencesPatch, ChatCompletion, CodeHostEvent, PaymentEvent
 
 ERROR_SCHEMA = {"$ref": "#/components/schemas/ErrorBody"}
 DESCRIPTIONS: dict[int, str] = {
@@ -90,6 +90,10 @@ RAW_BODIES: dict[tuple[str, str], type[BaseModel]] = {
     ("POST", "/webhooks/code_host"): CodeHostEvent,
     ("POST", "/webhooks/payment"): PaymentEvent,
 }
+# JSON answers a route relays rather than builds (its signature says ``Any``).
+RELAYED_BODIES: dict[tuple[str, str], type[BaseModel]] = {
+    ("POST", "/v1/ai/chat"): ChatCompletion,
+}
 # Content types a route answers beside its JSON one.
 EXTRA_CONTENT: dict[tuple[str, str], dict[str, Any]] = {
     ("POST", "/v1/ai/chat"): {
@@ -103,6 +107,14 @@ EXTRA_CONTENT: dict[tuple[str, str], dict[str, Any]] = {
         }
     },
 }
+
+
+# A schema that says nothing: any JSON (``-> Any``) or any object (``-> dict[str, Any]``).
+VACUOUS_KEYS = frozenset({"title", "description", "additionalProperties", "type"})
+
+
+def says_something(schema: dict[str, Any]) -> bool:
+    return bool(set(schema) - VACUOUS_KEYS) or schema.get("type", "object") != "object"
 
 
 def error_statuses(method: str, path: str, operation: dict[str, Any]) -> set[int]:
@@ -158,7 +170,12 @@ def refine(document: dict[str, Any]) -> dict[str, Any]:
             for status in sorted(error_statuses(*key, operation)):
                 responses[str(status)] = _error_response(status)
             for status, response in responses.items():
-                if status.startswith("2") and key in EXTRA_CONTENT:
+                if not status.startswith("2"):
+                    continue
+                json_body = response.get("content", {}).get("application/json")
+                if json_body is not None and key in RELAYED_BODIES and not says_something(json_body.get("schema", {})):
+                    json_body["schema"] = _add_schema(document, RELAYED_BODIES[key])
+                if key in EXTRA_CONTENT:
                     response.setdefault("content", {}).update(EXTRA_CONTENT[key])
     schemas = document.get("components", {}).get("schemas", {})
     for unused in ("HTTPValidationError", "ValidationError"):
