@@ -57,6 +57,7 @@ class Truth:
     widths: dict[str, Counter[int]] = field(default_factory=dict)
     jobs: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)  # (language, job) -> label files
     tops: frozenset[str] = frozenset()  # top-level directories of the repository
+    own: frozenset[str] = frozenset()  # names the repository's own code is imported by
     one_way: dict[str, list[str]] = field(default_factory=dict)  # lower domain -> upper domains
     domain_files: dict[str, list[Facts]] = field(default_factory=dict)
     docs: dict[tuple[str, str], Counter[bool]] = field(default_factory=dict)
@@ -117,7 +118,11 @@ def external_modules(f: Facts) -> list[str]:
 
 
 def build(train: list[Facts], texts: dict[str, bytes]) -> Truth:
-    t = Truth(tops=frozenset(f.path.split("/")[0] for f in train if "/" in f.path))
+    tops = frozenset(f.path.split("/")[0] for f in train if "/" in f.path)
+    # A ``src/`` layout puts the packages one level down: ``src/structlog/`` is imported as
+    # ``structlog``, which is the repository itself, never a foreign library.
+    under_src = {f.path.split("/")[1].removesuffix(".py") for f in train if f.path.startswith("src/")}
+    t = Truth(tops=tops, own=tops | frozenset(under_src))
     for f in train:
         lang = f.language
         mine = own(f, texts[f.path].decode("utf-8-sig"))

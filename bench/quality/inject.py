@@ -172,7 +172,7 @@ def library(f: Facts, text: str, t: Truth, rng: random.Random) -> Injection | No
             continue
         for label, prefixes in table[job].items():
             # A library the repository itself contains (stdlib-net holds ``json``) is not foreign.
-            own_code = prefixes[0].split(".")[0].split("/")[0] in t.tops
+            own_code = prefixes[0].split(".")[0].split("/")[0] in t.own
             if label != dominant and counts[label] == 0 and not own_code:
                 options.append((job, prefixes[0]))
     if not options:

@@ -16,7 +16,8 @@ import msgspec
 # 4: Symbol.typing_only and Symbol.bases; a comment in a parameter list no longer unannotates;
 #    handlers that re-raise are neither bare, broad nor swallowed.
 # 5: a handler with a comment, or a Python handler of named exceptions, does not swallow.
-FACTS_SCHEMA_VERSION = 5
+# 6: Formatting.max_judged_line_length; a bare `except:` that raises another exception is bare.
+FACTS_SCHEMA_VERSION = 6
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):
@@ -63,6 +64,9 @@ class Formatting(msgspec.Struct, frozen=True):
     quote_double: int  # string literals delimited with "
     quote_single: int  # string literals delimited with '
     max_line_length: int
+    # The longest line the line-length check judges: lines holding a URL left out, a trailing
+    # pragma comment (noqa, type: ignore, eslint-disable, ...) not counted (formatting.judged).
+    max_judged_line_length: int
     line_length_p95: int
     long_lines: tuple[int, ...]  # histogram of line lengths by bucket of 10 chars: [0-9], [10-19], ...
     trailing_whitespace_lines: int

@@ -10,6 +10,40 @@ from operator import gt, sub
 from services.source.facts import Formatting
 
 _STAR_LINE = re.compile(r"\n[ \t]*\*")
+# A trailing comment that is only a pragma: a line long only because of it is not long.
+PRAGMA_COMMENT = re.compile(
+    r"(?:#|//|/\*)\s*(?:noqa|type:\s*ignore|pyright:\s*ignore|pylint:|eslint-disable|prettier-ignore|fmt:\s*skip|"
+    r"isort:\s*skip|nosec|pragma:|codereview:|NOLINT|@ts-)",
+    re.I,
+)
+
+
+def without_pragma(line: str, comment_col: int | None = None) -> str:
+    """``line`` without a trailing comment that only carries pragmas (for measuring its length)."""
+    m = PRAGMA_COMMENT.search(line, comment_col or 0)
+    if m is None:
+        return line
+    return line[: m.start()].rstrip()
+
+
+def judged(line: str) -> bool:
+    """Whether the line-length check judges a line at all: one holding a URL it does not (a URL
+    cannot be wrapped; pycodestyle's and ruff's E501 spare such lines too)."""
+    return "://" not in line
+
+
+def _judged_longest(body: str, lines: list[str], longest: int) -> int:
+    """The longest line as the line-length check measures it (``judged`` lines, pragma comments
+    left out), so that the limit learned from the files is the one the check holds lines to."""
+    if "://" not in body and not PRAGMA_COMMENT.search(body):
+        return longest
+    best = 0
+    for line in lines:
+        if len(line) > best and judged(line):
+            best = max(best, len(without_pragma(line)))
+    return best
+
+
 _BUCKETS = 100  # histogram buckets of 10 chars; the last one also holds every longer line
 
 
@@ -67,6 +101,7 @@ def compute(text: str, data: bytes, quote_double: int = 0, quote_single: int = 0
         quote_double=quote_double,
         quote_single=quote_single,
         max_line_length=longest,
+        max_judged_line_length=_judged_longest(body, lines, longest),
         line_length_p95=p95,
         long_lines=tuple(histogram),
         trailing_whitespace_lines=trailing,

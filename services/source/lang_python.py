@@ -352,13 +352,14 @@ def _import_from(ctx: Ctx, node: Node) -> None:
     ctx.add_import(module, tuple(names), node.start_point.row, relative=relative, group=_group(ctx, module))
 
 
-def _reraises(block: Node) -> bool:
+def _reraises(block: Node, *, same: bool = False) -> bool:
     """Whether a handler's body raises (``raise``, ``raise Other(...) from exc``): recording
-    or translating an error and letting it go on is neither catching too much nor swallowing."""
+    or translating an error and letting it go on is neither catching too much nor swallowing.
+    ``same``: only a bare ``raise`` counts, which lets the caught exception itself go on."""
     stack = list(block.named_children)
     while stack:
         node = stack.pop()
-        if node.type in _RAISE:
+        if node.type in _RAISE and not (same and node.named_children):
             return True
         if node.type not in _NESTED_SCOPES:
             stack.extend(node.named_children)
@@ -368,9 +369,11 @@ def _reraises(block: Node) -> bool:
 def _except(ctx: Ctx, node: Node) -> None:
     row = node.start_point.row
     body = next((child for child in reversed(node.named_children) if child.type == "block"), None)
-    if body is not None and _reraises(body):
-        return
     value = node.child_by_field_name("value")
+    # A bare `except:` that raises another exception still catches KeyboardInterrupt and
+    # SystemExit, and turns them into that exception: only a bare `raise` lets them go on.
+    if body is not None and _reraises(body, same=value is None):
+        return
     caught = broad = ""
     if value is None:
         ctx.statement("bare_except", row)

@@ -27,6 +27,7 @@ def formatting(
         quote_double=double,
         quote_single=single,
         max_line_length=max_len,
+        max_judged_line_length=max_len,
         line_length_p95=max_len - 5,
         long_lines=(1, 2, 3),
         trailing_whitespace_lines=trailing,

@@ -229,6 +229,44 @@ def test_own_package_and_standard_library_are_not_competing_libraries() -> None:
     assert _found(other, "dependencies.library.http_client") == [("dependencies.library.http_client", 1)]
 
 
+def test_a_standard_library_framework_still_competes_with_the_settled_one() -> None:
+    # A pytest suite and a click application: unittest and argparse add no dependency, but a
+    # TestCase class or an argparse parser is a second way of writing the tests or the command line.
+    files = {f"acme/cli/cmd{i}.py": _module(i, "import click\nimport logging\n") for i in range(12)}
+    test = "import pytest\nfrom acme.cli import cmd{i}\n\n\ndef test_cmd_{i}() -> None:\n    assert cmd{i}\n"
+    files |= {f"tests/test_cmd{i}.py": test.format(i=i) for i in range(12)}
+    model = _learn(files)
+    test_file = """
+        import unittest
+        from unittest import mock
+
+        from acme.cli import cmd1
+
+
+        class TestCmd(unittest.TestCase):
+            def test_run(self) -> None:
+                with mock.patch("acme.cli.cmd1.Record1"):
+                    self.assertTrue(cmd1)
+        """
+    script = """
+        import argparse
+        import json
+
+
+        def parse(argv: list[str]) -> argparse.Namespace:
+            parser = argparse.ArgumentParser()
+            parser.add_argument("--config", type=json.loads)
+            return parser.parse_args(argv)
+        """
+
+    assert _found(_review(model, "tests/test_run.py", test_file), "dependencies.library") == [
+        ("dependencies.library.testing", 1)
+    ]
+    assert _found(_review(model, "acme/cli/options.py", script), "dependencies.library") == [
+        ("dependencies.library.cli", 1)
+    ]
+
+
 def test_methods_named_by_a_foreign_base_class_keep_their_names() -> None:
     model = _learn(_repository())
     findings = _review(

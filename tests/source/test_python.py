@@ -265,3 +265,19 @@ def test_only_a_silent_catch_all_swallows() -> None:
     )
     found = [s for s in statements(facts_of("pkg/cache.py", source)) if s[0] == "swallowed_exception"]
     assert found == [("swallowed_exception", 14, "Exception")]
+
+
+def test_a_bare_except_that_raises_another_exception_is_still_bare() -> None:
+    source = (
+        "def duration(value, units):\n"
+        "    try:\n        unit = next(u for r, u in units if r == value)\n"
+        "    except:\n        raise ValueError(f'invalid unit: {value}') from None\n"
+        "    try:\n        return int(unit)\n"
+        "    except:\n        log.exception('unit')\n        raise\n"
+        "    try:\n        return float(unit)\n"
+        "    except Exception as exc:\n        raise ValueError(str(exc)) from exc\n"
+    )
+    found = [s for s in statements(facts_of("pkg/parsers.py", source)) if s[0] in ("bare_except", "broad_except")]
+    # Ctrl-C inside `next()` would come out as a ValueError; a bare `raise` lets it go on, and a
+    # broad `except Exception` never catches it.
+    assert found == [("bare_except", 4, "")]

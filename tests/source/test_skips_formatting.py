@@ -74,6 +74,7 @@ def test_formatting_numbers() -> None:
         quote_double=1,  # "it's" is forced, '''doc''' is triple-quoted: neither is a style choice
         quote_single=2,
         max_line_length=100,
+        max_judged_line_length=100,
         line_length_p95=100,
         long_lines=(0, 3, 0, 0, 1, 0, 0, 0, 0, 0, 1),  # 12, 12, 18, 41 and 100 characters
         trailing_whitespace_lines=1,
@@ -124,3 +125,14 @@ def test_broken_syntax_still_yields_facts() -> None:
     facts = extract("m.py", b"def ok():\n    pass\n\ndef broken(:\n    x = \n\nclass C:\n    pass\n")
     assert {"ok", "C"} <= {s.name for s in facts.symbols}
     assert facts.skipped == ""
+
+
+def test_the_longest_judged_line_leaves_out_urls_and_pragma_comments() -> None:
+    source = (
+        "import os  # noqa: F401 E501 I001 -- kept for the plugins that import it from here, see the docs\n"
+        "# https://docs.python.org/3/library/os.html#os.environ explains why the environment is read here\n"
+        "NAME = os.environ.get('APP_NAME', 'app')\n"
+    )
+    formatting = extract("app/settings.py", source.encode()).formatting
+    assert formatting is not None
+    assert (formatting.max_line_length, formatting.max_judged_line_length) == (96, 40)

@@ -246,7 +246,7 @@ def apply(
         return convs
     placed: dict[tuple[str, str], list[tuple[str, Declared]]] = {k: scoped(v) for k, v in declared.items()}
     learned = {(c.rule, c.language, c.scope.kind, c.scope.value): c for c in convs}
-    maxima = {f.path: f.formatting.max_line_length for f in files if f.formatting is not None}
+    maxima = {f.path: f.formatting.max_judged_line_length for f in files if f.formatting is not None}
     out: list[Convention] = []
     for c in convs:
         where = placed.get((c.rule, c.language))

@@ -137,12 +137,6 @@ _REGIONS: tuple[tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...]], ...] =
     (re.compile(r"//\s*clang-format\s+off\b"), re.compile(r"//\s*clang-format\s+on\b"), LAYOUT),
     (re.compile(r"#\s*isort:\s*off\b"), re.compile(r"#\s*isort:\s*on\b"), (IMPORT_ORDER,)),
 )
-# A trailing comment that is only a pragma: a line long only because of it is not long.
-_PRAGMA_COMMENT = re.compile(
-    r"(?:#|//|/\*)\s*(?:noqa|type:\s*ignore|pyright:\s*ignore|pylint:|eslint-disable|prettier-ignore|fmt:\s*skip|"
-    r"isort:\s*skip|nosec|pragma:|codereview:|NOLINT|@ts-)",
-    re.I,
-)
 
 
 @dataclass(slots=True)
@@ -318,12 +312,3 @@ def _eslint_region(out: Suppressions, lines: list[str], start: int, rules: tuple
         out.add(no, rules)
         if no > start and "eslint-enable" in lines[no - 1]:
             return
-
-
-def without_pragma(line: str, comment_col: int | None) -> str:
-    """``line`` without a trailing comment that only carries pragmas (for measuring its length)."""
-    start = comment_col if comment_col is not None else 0
-    m = _PRAGMA_COMMENT.search(line, start)
-    if m is None:
-        return line
-    return line[: m.start()].rstrip()

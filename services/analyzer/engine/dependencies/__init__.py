@@ -137,17 +137,25 @@ def _in_stdlib(language: str, job: str, label: str) -> bool:
     return bool(prefixes) and group_of(language, prefixes[0], relative=False) == "stdlib"
 
 
+# Jobs whose library is a framework the code is written in, not a helper it calls: a
+# ``unittest.TestCase`` in a pytest suite or an argparse parser in a click application is a second
+# way of writing the same thing, whether or not it adds a dependency.
+FRAMEWORK_JOBS = frozenset({"testing", "cli"})
+
+
 def settled_otherwise(fc: FileCheck, job: str, label: str) -> Convention | None:
     """The reportable convention of ``job`` in this file's scope, when it chose another library.
 
-    A standard-library module does not compete with a third-party choice: it adds no dependency,
+    A standard-library helper does not compete with a third-party choice: it adds no dependency,
     and ``urllib.request``, ``logging`` or ``json`` serve more than the job (``pathname2url``,
     configuring a library's logger) where the repository settled on ``requests`` or ``loguru``.
+    A standard-library framework (``FRAMEWORK_JOBS``) still does.
     """
     conv = fc.find(rule_for(job))
     if conv is None or conv.choice == label or not fc.wants(conv):
         return None
-    if _in_stdlib(fc.language, job, label) and not _in_stdlib(fc.language, job, conv.choice):
+    helper = job not in FRAMEWORK_JOBS
+    if helper and _in_stdlib(fc.language, job, label) and not _in_stdlib(fc.language, job, conv.choice):
         return None
     return conv
 

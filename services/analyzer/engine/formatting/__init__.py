@@ -111,7 +111,7 @@ def learn(inp: LearnInput) -> list[Convention]:
         tallies[FINAL_NEWLINE].add(lang, f.path, dom, "yes" if fm.final_newline else "no")
         if fm.line_ending in ("lf", "crlf", "mixed"):
             tallies[LINE_ENDINGS].add(lang, f.path, dom, fm.line_ending)
-        maxima.setdefault(lang, []).append(fm.max_line_length)
+        maxima.setdefault(lang, []).append(fm.max_judged_line_length)
     out: list[Convention] = []
     for rule, tally in tallies.items():
         out.extend(scoped_conventions(tally, _builder(rule, inp), inp, rule))

@@ -13,8 +13,8 @@ from functools import lru_cache
 from services.analyzer.engine.conventions import Convention
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.suppressions import without_pragma
 from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, requote
+from services.source.formatting import judged, without_pragma
 
 # A Python block opener is a compound statement; checking only those skips continuation lines.
 _PY_KEYWORD = re.compile(r"(?:async[ \t]+)?(?:if|elif|else|for|while|try|except|finally|with|def|class|match|case)\b")
@@ -208,7 +208,7 @@ def long_lines(fc: FileCheck, conv: Convention) -> None:
     lines = _Lines(text)
     for m in _long_line(limit).finditer(text):
         line = m.group().rstrip("\r")
-        if len(line) <= limit or "://" in line:
+        if len(line) <= limit or not judged(line):
             continue
         no = lines.at(m.start())
         lex = fc.lexed()
