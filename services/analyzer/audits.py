@@ -16,6 +16,7 @@ from services.contracts.v1 import analyzer_pb2
 from services.kit.db import now_ms
 from services.kit.errors import ServiceError
 from services.kit.identity import can_access_owner, user_principal
+from services.kit.messages import timestamp_of_ms
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
@@ -95,7 +96,7 @@ async def audit_results(deps: Deps, req: analyzer_pb2.AuditResultsRequest) -> an
                     repository_id=m.id,
                     full_name=m.full_name or None,
                     commit=m.model_commit,
-                    learned_at=views.timestamp(m.learned_at),
+                    learned_at=timestamp_of_ms(m.learned_at),
                     files=m.files,
                     conventions=m.conventions,
                     enforced=m.enforced,

@@ -11,6 +11,7 @@ from services.analyzer.deps import Deps
 from services.analyzer.models import RuleCalibrationRow
 from services.contracts.v1 import analyzer_pb2
 from services.kit.db import now_ms
+from services.kit.messages import timestamp_of_ms
 
 WINDOW_DAYS = 30
 _DAY_MS = 86_400_000
@@ -77,7 +78,7 @@ async def dashboard(deps: Deps, ref: str) -> analyzer_pb2.Dashboard:
             files_done=status.files_done,
             files_total=status.files_total,
             error=status.error or None,
-            finished_at=views.timestamp(status.finished_at),
+            finished_at=timestamp_of_ms(status.finished_at),
         )
     conventions = entry.model.conventions
     return analyzer_pb2.Dashboard(
@@ -85,7 +86,7 @@ async def dashboard(deps: Deps, ref: str) -> analyzer_pb2.Dashboard:
         index=index,
         model=analyzer_pb2.DashboardModel(
             commit=entry.commit,
-            learned_at=views.timestamp(entry.learned_at),
+            learned_at=timestamp_of_ms(entry.learned_at),
             files=entry.summary.get("files", entry.model.files),
             conventions=convention_counts(entry.summary),
         ),
@@ -93,7 +94,7 @@ async def dashboard(deps: Deps, ref: str) -> analyzer_pb2.Dashboard:
         audits=analyzer_pb2.AuditCounts(
             total=sum(n for _r, _k, n, _f, _a in audits),
             by_kind={kind: n for _r, kind, n, _f, _a in audits},
-            last_at=views.timestamp(max((a for *_x, a in audits), default=0)),
+            last_at=timestamp_of_ms(max((a for *_x, a in audits), default=0)),
         ),
         findings=analyzer_pb2.FindingCounts(
             total=sum(by_severity.values()),

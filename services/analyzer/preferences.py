@@ -17,13 +17,14 @@ from typing import Any
 import orjson
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analyzer import queries, views
+from services.analyzer import queries
 from services.analyzer.deps import Deps
 from services.analyzer.engine import CheckPrefs, RepoConfig
 from services.analyzer.engine.config import FAMILIES
 from services.contracts.v1 import analyzer_pb2
 from services.kit.errors import ServiceError
 from services.kit.identity import can_access_owner, current_principal, require_principal
+from services.kit.messages import timestamp_of_ms
 
 SEVERITIES = ("info", "warning", "error")
 SEVERITY_RANK = {s: i for i, s in enumerate(SEVERITIES)}
@@ -145,7 +146,7 @@ def render(owner: str, document: dict[str, Any], updated_at: int, updated_by: st
         min_confidence=doc["min_confidence"],
         ignored_paths=doc["ignored_paths"],
         disabled_rules=doc["disabled_rules"],
-        updated_at=views.timestamp(updated_at),
+        updated_at=timestamp_of_ms(updated_at),
         updated_by=updated_by,
     )
 

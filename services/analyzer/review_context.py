@@ -24,6 +24,7 @@ from services.analyzer.models import FeedbackRow
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, indexer_pb2
 from services.kit.errors import ServiceError
+from services.kit.messages import timestamp_of_ms
 from services.source.languages import language_for
 
 _PAST_FINDINGS = 50
@@ -96,7 +97,7 @@ def _feedback(v: FeedbackRow) -> analyzer_pb2.FeedbackRecord:
         rule=v.rule,
         verdict=v.verdict,
         comment=v.comment,
-        at=views.timestamp(v.updated_at),
+        at=timestamp_of_ms(v.updated_at),
     )
 
 
@@ -157,7 +158,7 @@ async def global_context(deps: Deps, ref: str) -> analyzer_pb2.GlobalContext:
         full_name=entry.full_name or None,
         commit=entry.commit,
         head_sha=entry.head_sha,
-        learned_at=views.timestamp(entry.learned_at),
+        learned_at=timestamp_of_ms(entry.learned_at),
         files=summary.get("files", entry.model.files),
         lines=summary.get("lines"),
         test_files=summary.get("test_files"),

@@ -5,24 +5,14 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from google.protobuf import timestamp_pb2
-
 from services.analyzer.engine import Convention, ConventionModel
 from services.analyzer.engine.conventions import FILE, Scope
 from services.analyzer.engine.file_check import index_of
 from services.analyzer.models import Audit, ExternalFindingRow, FindingRow
 from services.contracts.v1 import analyzer_pb2
+from services.kit.messages import timestamp_of_ms
 
 _RANK = {"strict": 2, "loose": 1, "off": 0}
-
-
-def timestamp(ms: int) -> timestamp_pb2.Timestamp | None:
-    """Unix milliseconds as a Timestamp; 0 (never) is None, which leaves the field unset."""
-    if not ms:
-        return None
-    out = timestamp_pb2.Timestamp()
-    out.FromMilliseconds(ms)
-    return out
 
 
 def scope(s: Scope) -> analyzer_pb2.ConventionScope:
@@ -132,7 +122,7 @@ def finding(row: FindingRow, verdict: str | None = None) -> analyzer_pb2.PastFin
         end_line=row.end_line,
         suggestion=row.suggestion or "",
         audit_id=row.audit_id,
-        created_at=timestamp(row.created_at),
+        created_at=timestamp_of_ms(row.created_at),
         verdict=verdict,
     )
 
@@ -146,7 +136,7 @@ def external(row: ExternalFindingRow) -> analyzer_pb2.ExternalReport:
         end_line=row.end_line,
         message=row.message,
         source=row.source,
-        created_at=timestamp(row.created_at),
+        created_at=timestamp_of_ms(row.created_at),
     )
 
 
@@ -163,5 +153,5 @@ def audit(row: Audit) -> analyzer_pb2.AuditSummary:
         by_severity=summary.get("by_severity", {}),
         duration_ms=row.duration_ms,
         user_id=row.user_id,
-        created_at=timestamp(row.created_at),
+        created_at=timestamp_of_ms(row.created_at),
     )

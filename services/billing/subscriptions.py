@@ -22,10 +22,11 @@ from services.billing.deps import BillingDeps
 from services.billing.models import Organization, Subscription, outbox
 from services.billing.payments import ProviderSubscription, idempotency_key
 from services.billing.plans import LIVE_STATUSES, METRICS, UNLIMITED, Catalogue, PlanConfig
-from services.billing.usage import plan_of, timestamp, usage_against_caps, usage_report
+from services.billing.usage import plan_of, usage_against_caps, usage_report
 from services.contracts.v1 import billing_pb2, common_pb2, events_pb2
 from services.kit.bus import SUBJECT_SUBSCRIPTION_CHANGED
 from services.kit.errors import ServiceError
+from services.kit.messages import timestamp_of_seconds
 from services.kit.outbox import add_event
 
 log = logging.getLogger(__name__)
@@ -110,16 +111,16 @@ async def account_status(deps: BillingDeps, principal: common_pb2.Principal, org
             effective_plan=plan.id,
             status=row.status if row else "active",
             seats=row.seats if row else await _seats(session, owner),
-            current_period_end=timestamp(row.current_period_end if row else 0),
+            current_period_end=timestamp_of_seconds(row.current_period_end if row else 0),
             cancel_at_period_end=row.cancel_at_period_end if row else False,
-            trial_end=timestamp(row.trial_end if row else 0),
+            trial_end=timestamp_of_seconds(row.trial_end if row else 0),
             trial_used=bool(user and user.trial_used),
             customer_linked=bool(row and row.customer_id),
             rate_limit=billing_pb2.RateLimits(
                 per_minute=plan.rate_limit_per_minute, org_per_minute=plan.org_rate_limit_per_minute
             ),
-            period_start=timestamp(start),
-            period_end=timestamp(end),
+            period_start=timestamp_of_seconds(start),
+            period_end=timestamp_of_seconds(end),
             usage=usage,
         )
 
@@ -255,7 +256,7 @@ async def checkout(
         return billing_pb2.CheckoutSession(
             id=row.checkout_session_id,
             url=created.get("url"),
-            expires_at=timestamp(int(created.get("expires_at") or 0)),
+            expires_at=timestamp_of_seconds(int(created.get("expires_at") or 0)),
             plan=plan.id,
             seats=seats,
             trial_days=plan.trial_days if request.trial else 0,

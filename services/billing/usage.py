@@ -8,7 +8,6 @@ import logging
 import time
 from datetime import UTC, datetime
 
-from google.protobuf.timestamp_pb2 import Timestamp
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.billing import queries
@@ -20,6 +19,7 @@ from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.identity import can_access_owner, owner_of_user
 from services.kit.inbox import PermanentError
+from services.kit.messages import timestamp_of_seconds
 
 log = logging.getLogger(__name__)
 MAX_RECORDS = 1000
@@ -45,11 +45,6 @@ def current_period(row: Subscription | None, now: int) -> tuple[int, int]:
 
 def plan_of(row: Subscription | None, catalogue: Catalogue) -> PlanConfig:
     return catalogue.get(effective_plan_id(row.plan, row.status)) if row else catalogue.free
-
-
-def timestamp(seconds: int) -> Timestamp | None:
-    """Unix seconds as a protobuf Timestamp; 0 (the tables' "never") is unset."""
-    return Timestamp(seconds=seconds) if seconds else None
 
 
 def _metric_usage(cap: int, used: int | None) -> billing_pb2.MetricUsage:
@@ -82,8 +77,8 @@ async def usage_report(
     return billing_pb2.Usage(
         owner=owner,
         plan=plan_of(row, catalogue).id,
-        period_start=timestamp(start),
-        period_end=timestamp(end),
+        period_start=timestamp_of_seconds(start),
+        period_end=timestamp_of_seconds(end),
         usage=usage,
         records=[
             billing_pb2.UsageRecord(
@@ -93,7 +88,7 @@ async def usage_report(
                 source_id=r.source_id,
                 detail=r.detail,
                 user_id=r.user_id,
-                occurred_at=timestamp(r.occurred_at),
+                occurred_at=timestamp_of_seconds(r.occurred_at),
             )
             for r in records
         ],

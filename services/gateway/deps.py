@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-import orjson
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from google.protobuf import json_format
@@ -76,7 +75,3 @@ def to_dict(message: Message) -> dict[str, Any]:
     return json_format.MessageToDict(
         message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
     )
-
-
-def from_document(doc: common_pb2.JsonDocument) -> Any:
-    return orjson.loads(doc.json) if doc.json else {}

@@ -23,6 +23,20 @@ def as_datetime(value: Timestamp) -> datetime:
     return value.ToDatetime(tzinfo=UTC)
 
 
+def timestamp_of_seconds(seconds: int) -> Timestamp | None:
+    """Unix seconds as a Timestamp; 0 (the tables' "never") is None, which leaves the field unset."""
+    return Timestamp(seconds=seconds) if seconds else None
+
+
+def timestamp_of_ms(ms: int) -> Timestamp | None:
+    """Unix milliseconds as a Timestamp; 0 is None."""
+    if not ms:
+        return None
+    out = Timestamp()
+    out.FromMilliseconds(ms)
+    return out
+
+
 def plain(message: Message, timestamp: Callable[[Timestamp], Any] = as_datetime) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for field in message.DESCRIPTOR.fields:

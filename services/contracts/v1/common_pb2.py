@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from google.protobuf import struct_pb2 as google_dot_protobuf_dot_struct__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"services/contracts/v1/common.proto\x12\x15services.contracts.v1\x1a\x1cgoogle/protobuf/struct.proto\"V\n\x0b\x45rrorDetail\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12(\n\x07\x64\x65tails\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x97\x01\n\tPrincipal\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\r\n\x05login\x18\x02 \x01(\t\x12\x36\n\x0bmemberships\x18\x03 \x03(\x0b\x32!.services.contracts.v1.Membership\x12\x10\n\x08token_id\x18\x04 \x01(\t\x12\x12\n\ntoken_kind\x18\x05 \x01(\t\x12\x0c\n\x04plan\x18\x06 \x01(\t\"<\n\nMembership\x12\x0e\n\x06org_id\x18\x01 \x01(\t\x12\x10\n\x08org_name\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\",\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\t\".\n\x08PageInfo\x12\x13\n\x0bnext_cursor\x18\x01 \x01(\t\x12\r\n\x05total\x18\x02 \x01(\x03\"\x1c\n\x0cJsonDocument\x12\x0c\n\x04json\x18\x01 \x01(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"services/contracts/v1/common.proto\x12\x15services.contracts.v1\x1a\x1cgoogle/protobuf/struct.proto\"V\n\x0b\x45rrorDetail\x12\x0c\n\x04\x63ode\x18\x01 \x01(\t\x12\x0f\n\x07message\x18\x02 \x01(\t\x12(\n\x07\x64\x65tails\x18\x03 \x01(\x0b\x32\x17.google.protobuf.Struct\"\x97\x01\n\tPrincipal\x12\x0f\n\x07user_id\x18\x01 \x01(\t\x12\r\n\x05login\x18\x02 \x01(\t\x12\x36\n\x0bmemberships\x18\x03 \x03(\x0b\x32!.services.contracts.v1.Membership\x12\x10\n\x08token_id\x18\x04 \x01(\t\x12\x12\n\ntoken_kind\x18\x05 \x01(\t\x12\x0c\n\x04plan\x18\x06 \x01(\t\"<\n\nMembership\x12\x0e\n\x06org_id\x18\x01 \x01(\t\x12\x10\n\x08org_name\x18\x02 \x01(\t\x12\x0c\n\x04role\x18\x03 \x01(\t\",\n\x0bPageRequest\x12\r\n\x05limit\x18\x01 \x01(\x05\x12\x0e\n\x06\x63ursor\x18\x02 \x01(\t\".\n\x08PageInfo\x12\x13\n\x0bnext_cursor\x18\x01 \x01(\t\x12\r\n\x05total\x18\x02 \x01(\x03\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -42,6 +42,4 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_PAGEREQUEST']._serialized_end=439
   _globals['_PAGEINFO']._serialized_start=441
   _globals['_PAGEINFO']._serialized_end=487
-  _globals['_JSONDOCUMENT']._serialized_start=489
-  _globals['_JSONDOCUMENT']._serialized_end=517
 # @@protoc_insertion_point(module_scope)

@@ -166,26 +166,3 @@ class PageInfo(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___PageInfo: _TypeAlias = PageInfo  # noqa: Y015
-
-@_typing.final
-class JsonDocument(_message.Message):
-    """A JSON document carried as-is (bodies whose shape is owned by one service and
-    documented in docs/api.md); the typed envelope around it stays protobuf.
-    """
-
-    DESCRIPTOR: _descriptor.Descriptor
-
-    JSON_FIELD_NUMBER: _builtins.int
-    json: _builtins.bytes
-    def __init__(
-        self,
-        *,
-        json: _builtins.bytes = ...,
-    ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
-    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["json", b"json"]  # noqa: Y015
-    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
-
-Global___JsonDocument: _TypeAlias = JsonDocument  # noqa: Y015
