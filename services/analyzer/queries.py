@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Collection, Iterable, Sequence
 from typing import Any
 
 import orjson
-from sqlalchemy import delete, func, or_, select, text, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import distinct_on, insert
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncSession
 
@@ -25,6 +25,8 @@ from services.analyzer.models import (
 
 # Statements that run in a unit of work or on a single-statement (autocommit) connection.
 Executor = AsyncSession | AsyncConnection
+# Feedback rows per INSERT: 11 columns each, PostgreSQL binds at most 32,767 parameters.
+_FEEDBACK_CHUNK = 2000
 
 # --- repositories -------------------------------------------------------------------------------
 
@@ -197,22 +199,24 @@ async def audit_counts(session: AsyncSession, repo_ids: Sequence[str], since: in
     return [tuple(r) for r in (await session.execute(stmt)).all()]
 
 
-async def find_reported(session: AsyncSession, repo_id: str, finding_id: str, fingerprint: str) -> FindingRow | None:
-    """The latest stored finding a report refers to (by id, by fingerprint, or by a fingerprint prefix)."""
-    conds = []
-    if finding_id:
-        conds.append(FindingRow.finding_id == finding_id)
-    if fingerprint:
-        conds.append(FindingRow.fingerprint == fingerprint)
-    if not conds:
-        return None
-    stmt = (
-        select(FindingRow)
-        .where(FindingRow.repository_id == repo_id, or_(*conds))
-        .order_by(FindingRow.created_at.desc())
-        .limit(1)
-    )
-    return (await session.execute(stmt)).scalar_one_or_none()
+async def reported(
+    session: AsyncSession, repo_id: str, finding_ids: Collection[str], fingerprints: Collection[str]
+) -> tuple[dict[str, FindingRow], dict[str, FindingRow]]:
+    """The latest stored finding per finding id and per fingerprint that a report refers to:
+    two queries for a whole report, however many items it holds."""
+
+    async def latest(column: Any, keys: Collection[str]) -> dict[str, FindingRow]:
+        if not keys:
+            return {}
+        stmt = (
+            select(FindingRow)
+            .where(FindingRow.repository_id == repo_id, column.in_(sorted(keys)))
+            .ext(distinct_on(column))
+            .order_by(column, FindingRow.created_at.desc())
+        )
+        return {getattr(row, column.key): row for row in (await session.execute(stmt)).scalars()}
+
+    return await latest(FindingRow.finding_id, finding_ids), await latest(FindingRow.fingerprint, fingerprints)
 
 
 async def findings_for_path(session: AsyncSession, repo_id: str, path: str, limit: int) -> list[FindingRow]:
@@ -251,13 +255,15 @@ async def finding_totals(session: AsyncSession, repo_ids: Sequence[str], since: 
 # --- feedback, external findings, calibration ---------------------------------------------------
 
 
-async def upsert_feedback(session: AsyncSession, values: dict[str, Any]) -> None:
-    stmt = insert(FeedbackRow).values(**values)
-    changed = {k: stmt.excluded[k] for k in ("finding_id", "rule", "path", "verdict", "comment", "user_id")}
-    changed["updated_at"] = stmt.excluded.created_at
-    await session.execute(
-        stmt.on_conflict_do_update(index_elements=[FeedbackRow.repository_id, FeedbackRow.fingerprint], set_=changed)
-    )
+async def upsert_feedback(session: AsyncSession, rows: Sequence[dict[str, Any]]) -> None:
+    """One verdict per fingerprint (the caller keeps the last of a report's duplicates: one
+    statement cannot update a row twice), in chunks that stay under PostgreSQL's parameter limit."""
+    for start in range(0, len(rows), _FEEDBACK_CHUNK):
+        stmt = insert(FeedbackRow).values(list(rows[start : start + _FEEDBACK_CHUNK]))
+        changed = {k: stmt.excluded[k] for k in ("finding_id", "rule", "path", "verdict", "comment", "user_id")}
+        changed["updated_at"] = stmt.excluded.created_at
+        key = [FeedbackRow.repository_id, FeedbackRow.fingerprint]
+        await session.execute(stmt.on_conflict_do_update(index_elements=key, set_=changed))
 
 
 async def verdict_counts(session: AsyncSession, repo_id: str) -> list[tuple[Any, ...]]:

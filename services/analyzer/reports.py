@@ -15,7 +15,7 @@ from typing import Any
 from services.analyzer import feedback, loading, preferences, queries, repo_lookup, views
 from services.analyzer.deps import Deps
 from services.analyzer.engine import calibrate
-from services.analyzer.models import now_ms
+from services.analyzer.models import FindingRow, now_ms
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2
 from services.kit.errors import ServiceError
@@ -51,6 +51,12 @@ def _external_row(repo_id: str, user_id: str, i: int, item: analyzer_pb2.Externa
     }
 
 
+def _latest(*rows: FindingRow | None) -> FindingRow | None:
+    """The newer of the findings an item's id and fingerprint name (one item may give both)."""
+    present = [r for r in rows if r is not None]
+    return max(present, key=lambda r: r.created_at) if present else None
+
+
 async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyzer_pb2.ReportFindingsResponse:
     entry = await repo_lookup.resolve(deps, req.repo, repo_lookup.WRITE)
     user_id = preferences.caller_id()
@@ -64,28 +70,34 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
     unknown: list[str] = []
     touched: set[str] = set()
     async with deps.db.session() as session:
+        by_id, by_fingerprint = await queries.reported(
+            session,
+            entry.id,
+            {x.finding_id for x in req.feedback if x.finding_id},
+            {x.fingerprint for x in req.feedback if x.fingerprint},
+        )
+        verdicts: dict[str, dict[str, Any]] = {}  # by fingerprint: the report's last word on each
         for item in req.feedback:
-            found = await queries.find_reported(session, entry.id, item.finding_id, item.fingerprint)
+            found = _latest(by_id.get(item.finding_id), by_fingerprint.get(item.fingerprint))
             if found is None:
                 # A finding we never reported here: nothing to calibrate against, say so.
                 unknown.append(item.finding_id or item.fingerprint)
                 continue
-            await queries.upsert_feedback(
-                session,
-                {
-                    "repository_id": entry.id,
-                    "fingerprint": found.fingerprint,
-                    "finding_id": found.finding_id,
-                    "rule": found.rule,
-                    "path": found.path,
-                    "verdict": item.verdict,
-                    "comment": item.comment[:_MAX_MESSAGE],
-                    "user_id": user_id,
-                    "created_at": now_ms(),
-                },
-            )
+            verdicts.pop(found.fingerprint, None)
+            verdicts[found.fingerprint] = {
+                "repository_id": entry.id,
+                "fingerprint": found.fingerprint,
+                "finding_id": found.finding_id,
+                "rule": found.rule,
+                "path": found.path,
+                "verdict": item.verdict,
+                "comment": item.comment[:_MAX_MESSAGE],
+                "user_id": user_id,
+                "created_at": now_ms(),
+            }
             touched.add(found.rule)
             recorded += 1
+        await queries.upsert_feedback(session, list(verdicts.values()))
         await queries.insert_external(session, externals)
         counts = await queries.verdict_counts(session, entry.id)
         suppressed = await queries.suppressed_fingerprints(session, entry.id)

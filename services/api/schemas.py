@@ -209,8 +209,7 @@ class ExternalFinding(Strict):
 
 
 class ReportFindings(Strict):
-    # 1000: the analyzer looks each verdict up on its own (about 2 ms each under load).
-    feedback: list[Feedback] = Field(default_factory=list, max_length=1000)
+    feedback: list[Feedback] = Field(default_factory=list, max_length=5000)
     findings: list[ExternalFinding] = Field(default_factory=list, max_length=5000)
 
 

@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import orjson
 import pytest
+from sqlalchemy import select
 
+from services.analyzer import queries
 from services.analyzer.audits import fleet_conventions
+from services.analyzer.models import FeedbackRow
 from services.contracts.v1 import analyzer_pb2
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
@@ -249,3 +252,29 @@ def test_fleet_conventions_count_repositories_not_conventions() -> None:
     assert term.agreement == 1.0
     assert term.choices["t0"] == 2
     assert max(term.choices.values()) <= term.repositories
+
+
+async def test_a_large_report_is_recorded_in_a_few_statements_and_its_last_word_wins(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Chunks of two rows, so a handful of findings already spans several INSERT statements.
+    monkeypatch.setattr(queries, "_FEEDBACK_CHUNK", 2)
+    found = list(rules(await analyze(harness)).values())
+    assert len(found) >= 3
+    items = [analyzer_pb2.FeedbackItem(finding_id=f.id, verdict="dismissed") for f in found]
+    # The same finding again by fingerprint, later in the report: its verdict is the one kept.
+    items.append(analyzer_pb2.FeedbackItem(fingerprint=found[0].fingerprint, verdict="accepted"))
+    items += [analyzer_pb2.FeedbackItem(fingerprint=f"{i:064x}", verdict="dismissed") for i in range(4000)]
+    reply = await report(harness, items)
+    assert reply.accepted == len(found) + 1
+    assert len(reply.calibration.unknown_findings) == 4000
+    async with harness.deps.db.session() as session:
+        stored = {
+            fp: verdict
+            for fp, verdict in (
+                await session.execute(
+                    select(FeedbackRow.fingerprint, FeedbackRow.verdict).where(FeedbackRow.repository_id == "r-alice")
+                )
+            ).all()
+        }
+    assert stored == {f.fingerprint: "dismissed" for f in found} | {found[0].fingerprint: "accepted"}
