@@ -14,6 +14,7 @@ import signal
 import tempfile
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,6 +176,17 @@ class World:
         self.system.kill(name, signal.SIGKILL, group=False)
         _, alive = psutil.wait_procs(children, timeout=LEFTOVER_BOUND)
         return alive
+
+    @contextmanager
+    def frozen(self, name: str) -> Iterator[None]:
+        """The service's process stopped (SIGSTOP) for the block: whatever it was doing cannot
+        finish before the block has changed the world around it."""
+        process = psutil.Process(self.system.procs[name].pid)
+        process.suspend()
+        try:
+            yield
+        finally:
+            process.resume()
 
     def restart(self, name: str) -> None:
         """What a supervisor does: start it again; the system is ready again within the bound."""
