@@ -52,7 +52,9 @@ class Evidence(Body):
     detail: dict[str, Param] = Field(default_factory=dict, description="Rule-specific values")
 
 
-class Finding(Body):
+class FindingFields(Body):
+    """What a finding says, whether in an analysis or in a path's past (review context)."""
+
     id: str
     fingerprint: str
     rule: str
@@ -63,6 +65,9 @@ class Finding(Body):
     path: str
     start_line: Count = 0
     end_line: Count = 0
+
+
+class Finding(FindingFields):
     evidence: Evidence = Field(default_factory=Evidence)
     suggestion: str = ""
 
@@ -314,17 +319,7 @@ class CoChangePartner(Body):
     description: str = ""
 
 
-class PastFinding(Body):
-    id: str
-    fingerprint: str
-    rule: str
-    category: str = ""
-    severity: Severity
-    confidence: float = 0.0
-    message: str
-    path: str
-    start_line: Count = 0
-    end_line: Count = 0
+class PastFinding(FindingFields):
     suggestion: str = ""
     audit_id: str = ""
     created_at: Timestamp | None = None

@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
-from google.protobuf import json_format
-from google.protobuf.message import Message
 
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.gateway.clients import Clients
@@ -69,9 +67,3 @@ async def current_principal(request: Request, clients: ClientsDep, _credentials:
 
 
 PrincipalDep = Annotated[common_pb2.Principal, Depends(current_principal)]
-
-
-def to_dict(message: Message) -> dict[str, Any]:
-    return json_format.MessageToDict(
-        message, preserving_proto_field_name=True, always_print_fields_with_no_presence=True
-    )

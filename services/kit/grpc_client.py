@@ -6,7 +6,7 @@ stubs ``make proto`` generates type every attribute of an async stub as
 ``grpc.aio.UnaryUnaryMultiCallable[Req, Resp]`` (or ``UnaryStreamMultiCallable``), which the
 protocols below accept, so a caller gets the response message type without a cast. (They are
 protocols, with a covariant response, rather than grpc's invariant classes, so that
-``to_dict(await call(...))`` infers the precise type too.)
+``plain(await call(...))`` infers the precise type too.)
 """
 
 from __future__ import annotations

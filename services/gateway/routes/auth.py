@@ -9,8 +9,9 @@ from fastapi import APIRouter, Query, Request, Response
 from services.api.schemas import AuthorizeStart, HostSignIn, PrincipalInfo, SignedIn, Validated
 from services.api.types import from_seconds
 from services.contracts.v1 import billing_pb2
-from services.gateway.deps import ClientsDep, PrincipalDep, bearer_token, client_ip, to_dict
+from services.gateway.deps import ClientsDep, PrincipalDep, bearer_token, client_ip
 from services.kit.grpc_client import call
+from services.kit.messages import plain
 
 router = APIRouter(prefix="/auth", tags=["auth"])
 # Empty (the configured default) or an absolute http(s) URL with a host, as billing checks it.
@@ -30,7 +31,7 @@ async def authorize(
     ),
 ) -> Any:
     start = billing_pb2.StartHostSignInRequest(redirect_uri=redirect_uri, client_ip=client_ip(request))
-    return to_dict(await call(clients.billing.StartHostSignIn, start))
+    return plain(await call(clients.billing.StartHostSignIn, start))
 
 
 @router.post(
@@ -44,13 +45,13 @@ async def host_sign_in(request: Request, body: HostSignIn, clients: ClientsDep) 
     return SignedIn(
         access_token=signed_in.access_token,
         expires_at=from_seconds(signed_in.expires_at),
-        principal=PrincipalInfo.model_validate(to_dict(signed_in.principal)),
+        principal=PrincipalInfo.model_validate(plain(signed_in.principal)),
     )
 
 
 @router.get("/validate", response_model=Validated, summary="Verify a token and say whom it belongs to")
 async def validate(principal: PrincipalDep) -> dict[str, Any]:
-    body = to_dict(principal)
+    body = plain(principal)
     return {"valid": True, "user": {"id": body["user_id"], "login": body["login"]}, **body}
 
 
