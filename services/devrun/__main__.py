@@ -83,7 +83,7 @@ def next_steps(url: str, allowed_roots: str) -> str:
   gateway ready: {url}   (Ctrl-C stops everything)
 
   Next steps (README.md explains them):
-    1. a user and its access token:
+    1. a user and its access token, to sign in to the dashboard at {url}/ :
        {codereview} admin create-user alice --org acme
     2. register a git repository under {allowed_roots} and index it:
        H="Authorization: Bearer crp_..."; G={url}

@@ -51,6 +51,11 @@ class SystemLayout:
     def env(self) -> dict[str, str]:
         env = dict(os.environ)
         env.setdefault("CR_GATEWAY_BASE_URL", f"{self.gateway_url}/v1")
+        # The payment provider sends the user back to the dashboard's Account page on this gateway.
+        account = f"{self.gateway_url}/account"
+        env.setdefault("CR_BILLING_CHECKOUT_SUCCESS_URL", f"{account}?checkout=success")
+        env.setdefault("CR_BILLING_CHECKOUT_CANCEL_URL", f"{account}?checkout=cancel")
+        env.setdefault("CR_BILLING_PORTAL_RETURN_URL", account)
         env.update(
             {
                 "CR_NATS_URL": self.nats_url,

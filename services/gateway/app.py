@@ -19,6 +19,7 @@ from services.gateway.routes import account, ai, analysis, auth, repositories, t
 from services.gateway.settings import GatewaySettings
 from services.gateway.settings import load as load_settings
 from services.kit.errors import error_body
+from services.web import routes as web
 
 API_DESCRIPTION = """Code-review service REST interface. Every /v1 route needs `Authorization: Bearer <token>`.
 Errors always have the body `{"error", "code", "details"}`; see docs/api.md for the code to status table."""
@@ -40,7 +41,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
         version="1.0.0",
         description=API_DESCRIPTION,
         openapi_url="/v1/openapi.json",
-        docs_url="/v1/docs",
+        docs_url=None,  # served offline by the dashboard (services/web)
         redoc_url=None,
         default_response_class=OrjsonResponse,
         lifespan=lifespan,
@@ -67,6 +68,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     app.include_router(v1)
     app.include_router(webhooks.router)
     openapi.install(app)
+    web.install(app)
 
     @app.get("/healthz", include_in_schema=False)
     async def healthz() -> dict[str, str]:
