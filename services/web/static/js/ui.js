@@ -67,7 +67,8 @@ export async function act(button, slot, action) {
 export function table(headers, rows, caption) {
   return h(
     "div",
-    { class: "table-wrap" },
+    // Wide tables scroll inside their own box, which keyboard users must be able to reach.
+    { class: "table-wrap", tabindex: "0", role: "region", "aria-label": caption || "Table" },
     h(
       "table",
       {},
