@@ -57,6 +57,48 @@ class ChangedFile:
 
 
 @dataclass(frozen=True)
+class ReviewComment:
+    id: int
+    body: str
+    path: str
+    line: int
+
+
+@dataclass(frozen=True)
+class ReviewThread:
+    id: str  # GraphQL node id
+    resolved: bool
+    first_comment_id: int
+
+
+@dataclass(frozen=True)
+class Reaction:
+    content: str  # +1, -1, laugh, ...
+    login: str
+    bot: bool
+    created_at: int  # unix seconds
+
+
+THREADS_QUERY = """
+query($owner: String!, $name: String!, $number: Int!, $cursor: String) {
+  repository(owner: $owner, name: $name) {
+    pullRequest(number: $number) {
+      reviewThreads(first: 100, after: $cursor) {
+        pageInfo { hasNextPage endCursor }
+        nodes { id isResolved comments(first: 1) { nodes { databaseId } } }
+      }
+    }
+  }
+}
+"""
+RESOLVE_MUTATION = """
+mutation($threadId: ID!) {
+  resolveReviewThread(input: {threadId: $threadId}) { thread { id isResolved } }
+}
+"""
+
+
+@dataclass(frozen=True)
 class HookDelivery:
     id: int
     guid: str
@@ -215,9 +257,11 @@ class GitHubApp:
         check_run_id: int,
         *,
         status: str,
-        output: dict[str, str],
+        output: dict[str, Any],
         conclusion: str = "",
     ) -> None:
+        """``output.annotations`` (at most 50 a request) are added to those already posted."""
+
         def call() -> None:
             run = self._client(installation_id).get_repo(full_name).get_check_run(check_run_id)
             extra: dict[str, Any] = {}
@@ -259,6 +303,114 @@ class GitHubApp:
                 if marker in (review.body or ""):
                     return int(review.id)
             return None
+
+        return await self._run(call)
+
+    async def review_comments(
+        self, installation_id: int, full_name: str, number: int, review_id: int
+    ) -> list[ReviewComment]:
+        """The line comments of one review (the create call does not return their ids)."""
+
+        def call() -> list[ReviewComment]:
+            requester = self._client(installation_id).requester
+            url = f"/repos/{full_name}/pulls/{number}/reviews/{review_id}/comments"
+            out: list[ReviewComment] = []
+            page = 1
+            while True:
+                _, data = requester.requestJsonAndCheck("GET", url, parameters={"per_page": 100, "page": page})
+                for c in data or []:
+                    out.append(
+                        ReviewComment(int(c["id"]), c.get("body") or "", c.get("path") or "", c.get("line") or 0)
+                    )
+                if len(data or []) < 100:
+                    return out
+                page += 1
+
+        return await self._run(call)
+
+    async def review_threads(self, installation_id: int, full_name: str, number: int) -> list[ReviewThread]:
+        """The pull request's review threads (GraphQL only: REST has no threads)."""
+
+        def call() -> list[ReviewThread]:
+            requester = self._client(installation_id).requester
+            owner, name = full_name.split("/", 1)
+            threads: list[ReviewThread] = []
+            cursor: str | None = None
+            while True:
+                variables = {"owner": owner, "name": name, "number": number, "cursor": cursor}
+                _, data = requester.graphql_query(THREADS_QUERY, variables)
+                pull = ((data.get("data") or {}).get("repository") or {}).get("pullRequest") or {}
+                page = pull.get("reviewThreads") or {}
+                for node in page.get("nodes") or []:
+                    first = ((node.get("comments") or {}).get("nodes") or [{}])[0]
+                    threads.append(
+                        ReviewThread(node["id"], bool(node.get("isResolved")), int(first.get("databaseId") or 0))
+                    )
+                info = page.get("pageInfo") or {}
+                if not info.get("hasNextPage"):
+                    return threads
+                cursor = info.get("endCursor")
+
+        return await self._run(call)
+
+    async def resolve_thread(self, installation_id: int, thread_id: str) -> None:
+        def call() -> None:
+            self._client(installation_id).requester.graphql_query(RESOLVE_MUTATION, {"threadId": thread_id})
+
+        await self._run(call)
+
+    async def reply(self, installation_id: int, full_name: str, number: int, comment_id: int, body: str) -> int:
+        """A reply in a review comment's thread."""
+
+        def call() -> int:
+            url = f"/repos/{full_name}/pulls/{number}/comments/{comment_id}/replies"
+            _, data = self._client(installation_id).requester.requestJsonAndCheck("POST", url, input={"body": body})
+            return int(data["id"])
+
+        return await self._run(call)
+
+    async def comment(self, installation_id: int, full_name: str, number: int, body: str) -> int:
+        """A comment on the pull request's conversation."""
+
+        def call() -> int:
+            url = f"/repos/{full_name}/issues/{number}/comments"
+            _, data = self._client(installation_id).requester.requestJsonAndCheck("POST", url, input={"body": body})
+            return int(data["id"])
+
+        return await self._run(call)
+
+    async def reactions(self, installation_id: int, full_name: str, comment_id: int) -> list[Reaction]:
+        """Reactions on a review comment: the code host sends no webhook for them."""
+
+        def call() -> list[Reaction]:
+            url = f"/repos/{full_name}/pulls/comments/{comment_id}/reactions"
+            requester = self._client(installation_id).requester
+            _, data = requester.requestJsonAndCheck("GET", url, parameters={"per_page": 100})
+            return [
+                Reaction(
+                    str(r.get("content") or ""),
+                    str((r.get("user") or {}).get("login") or ""),
+                    (r.get("user") or {}).get("type") == "Bot",
+                    _epoch(r.get("created_at")),
+                )
+                for r in data or []
+            ]
+
+        return await self._run(call)
+
+    async def file_text(self, installation_id: int, full_name: str, path: str, ref: str) -> str | None:
+        """A file's text at a commit, or None when it does not exist there."""
+
+        def call() -> str | None:
+            try:
+                found = self._client(installation_id).get_repo(full_name).get_contents(path, ref=ref)
+            except GithubException as exc:
+                if exc.status == 404:
+                    return None
+                raise
+            if isinstance(found, list):
+                return None
+            return found.decoded_content.decode("utf-8", "replace")
 
         return await self._run(call)
 

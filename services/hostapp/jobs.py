@@ -35,10 +35,17 @@ def job_message(job: PrJob | None = None, **fields: object) -> events_pb2.Analyz
 
 
 async def enqueue(
-    session: AsyncSession, installation_id: int, full_name: str, pr_number: int, head_sha: str, delivery_id: str
+    session: AsyncSession,
+    installation_id: int,
+    full_name: str,
+    pr_number: int,
+    head_sha: str,
+    delivery_id: str,
+    *,
+    rerun: bool = False,
 ) -> Enqueued:
     """A job per PR head among unfinished jobs: a second delivery of the same head is a no-op."""
-    job_id = await queries.insert_job(session, installation_id, full_name, pr_number, head_sha, delivery_id)
+    job_id = await queries.insert_job(session, installation_id, full_name, pr_number, head_sha, delivery_id, rerun)
     if job_id is None:
         existing = await queries.unfinished_job(session, installation_id, full_name, pr_number, head_sha)
         return Enqueued(existing.id if existing else "", False)

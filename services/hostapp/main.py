@@ -8,12 +8,14 @@ from pathlib import Path
 
 from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, hostapp_pb2_grpc, indexer_pb2, indexer_pb2_grpc
 from services.hostapp import indexing
+from services.hostapp.feedback import FeedbackSender
 from services.hostapp.github import GitHubApp
 from services.hostapp.indexing import IndexGate
 from services.hostapp.models import inbox, outbox
 from services.hostapp.reconciler import Reconciler
 from services.hostapp.servicer import HostAppServicer
 from services.hostapp.settings import HostAppSettings, load
+from services.hostapp.threads import Tracker
 from services.hostapp.worker import PrWorker
 from services.kit.bus import SUBJECT_INDEX_FAILED, SUBJECT_REPOSITORY_INDEXED
 from services.kit.grpc_client import make_channel
@@ -25,19 +27,32 @@ async def setup(runtime: ServiceRuntime) -> None:
     settings = runtime.settings
     assert isinstance(settings, HostAppSettings)
     github = GitHubApp(settings)
-    runtime.server.add(
-        hostapp_pb2_grpc.add_HostAppServiceServicer_to_server,
-        HostAppServicer(runtime.db, github, runtime.wake_relay),
-        "services.contracts.v1.HostAppService",
-    )
     indexer = indexer_pb2_grpc.IndexerServiceStub(
         make_channel(settings.indexer_addr, indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"])
     )
     analyzer = analyzer_pb2_grpc.AnalyzerServiceStub(
         make_channel(settings.analyzer_addr, analyzer_pb2.DESCRIPTOR.services_by_name["AnalyzerService"])
     )
+    feedback = FeedbackSender(runtime.db, github, analyzer, settings)
+    runtime.supervise("feedback-sender", feedback.run, stop=feedback.stop, stall_after=300.0)
+    runtime.server.add(
+        hostapp_pb2_grpc.add_HostAppServiceServicer_to_server,
+        HostAppServicer(runtime.db, github, runtime.wake_relay, wake_feedback=feedback.wake, slug=settings.app_slug),
+        "services.contracts.v1.HostAppService",
+    )
+    tracker = Tracker(runtime.db, github, wake=feedback.wake)
     gate = IndexGate(runtime.db, indexer, settings.grpc_deadline_seconds)
-    worker = PrWorker(runtime.db, runtime.bus, github, analyzer, gate, settings, wake=runtime.wake_relay)
+    worker = PrWorker(
+        runtime.db,
+        runtime.bus,
+        github,
+        analyzer,
+        gate,
+        settings,
+        wake=runtime.wake_relay,
+        tracker=tracker,
+        feedback=feedback,
+    )
     runtime.supervise("pr-job-worker", worker.run, stop=worker.stop)
     for durable, subject, handler in (
         ("hostapp-repository-indexed", SUBJECT_REPOSITORY_INDEXED, indexing.on_repository_indexed),
@@ -45,7 +60,7 @@ async def setup(runtime: ServiceRuntime) -> None:
     ):
         consumer = EventConsumer(runtime.bus, runtime.db, inbox, durable, subject, service="hostapp")
         runtime.supervise(durable, partial(consumer.consume, handler), stop=consumer.stop)
-    reconciler = Reconciler(runtime.db, github, settings, wake=runtime.wake_relay)
+    reconciler = Reconciler(runtime.db, github, settings, wake=runtime.wake_relay, tracker=tracker)
     # A pass makes code-host calls, each with its own timeout: allow a few minutes of them.
     runtime.supervise("reconciler", reconciler.run, stop=reconciler.stop, stall_after=300.0)
 

@@ -104,6 +104,8 @@ class PrJob(Base):
     summary: Mapped[str] = mapped_column(Text, default="")
     findings: Mapped[int] = mapped_column(Integer, default=0)
     comments: Mapped[int] = mapped_column(Integer, default=0)
+    annotations: Mapped[int] = mapped_column(Integer, default=0)  # posted so far (a resumed job goes on)
+    rerun: Mapped[bool] = mapped_column(Boolean, default=False)  # a person asked for this head again
     superseded_by: Mapped[str] = mapped_column(String(64), default="")
     waiting_since: Mapped[int] = mapped_column(BigInteger, default=0)
     created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
@@ -131,3 +133,72 @@ class RedeliveryRequest(Base):
     guid: Mapped[str] = mapped_column(String(100), primary_key=True)
     hook_delivery_id: Mapped[int] = mapped_column(BigInteger)
     requested_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+
+
+# A finding's state on a pull request (docs/hostapp.md, "The life of a finding").
+OPEN, FIXED, DISMISSED = "open", "fixed", "dismissed"
+
+
+class PrFinding(Base):
+    """One finding we commented on a pull request, keyed by its fingerprint: the first comment
+    and every later state live here, not in a scan of the code host's comments."""
+
+    __tablename__ = "pr_findings"
+    __table_args__ = (
+        UniqueConstraint("installation_id", "repo_key", "pr_number", "fingerprint"),
+        Index("ix_pr_findings_comment_id", "comment_id"),
+        Index("ix_pr_findings_pending", "verdict_sent", postgresql_where=text("NOT verdict_sent")),
+        Index("ix_pr_findings_state_updated_at", "state", "updated_at"),
+    )
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    installation_id: Mapped[int] = mapped_column(BigInteger)
+    repo_full_name: Mapped[str] = mapped_column(String(300))
+    repo_key: Mapped[str] = mapped_column(String(300))
+    pr_number: Mapped[int] = mapped_column(Integer)
+    fingerprint: Mapped[str] = mapped_column(String(64))
+    finding_id: Mapped[str] = mapped_column(String(64), default="")
+    rule: Mapped[str] = mapped_column(String(200), default="")
+    path: Mapped[str] = mapped_column(String(1000), default="")
+    line: Mapped[int] = mapped_column(Integer, default=0)
+    state: Mapped[str] = mapped_column(String(20), default=OPEN)  # open | fixed | dismissed
+    comment_id: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    thread_id: Mapped[str] = mapped_column(String(200), default="")  # GraphQL node id, learned when needed
+    thread_resolved: Mapped[bool] = mapped_column(Boolean, default=False)
+    first_head: Mapped[str] = mapped_column(String(64), default="")
+    last_head: Mapped[str] = mapped_column(String(64), default="")  # the last head whose analysis had it
+    fixed_by: Mapped[str] = mapped_column(String(64), default="")
+    person_resolved_at_head: Mapped[str] = mapped_column(String(64), default="")
+    reaction: Mapped[str] = mapped_column(String(20), default="")  # the last reaction verdict read
+    # The latest verdict for the analyzer's ReportFindings, and whether it was delivered.
+    verdict: Mapped[str] = mapped_column(String(20), default="")
+    verdict_comment: Mapped[str] = mapped_column(Text, default="")
+    verdict_sent: Mapped[bool] = mapped_column(Boolean, default=True)
+    created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+    updated_at: Mapped[int] = mapped_column(BigInteger, default=now_ms, onupdate=now_ms)
+
+
+class IgnoredRule(Base):
+    """A rule a person turned off for a repository with a command (``@app ignore <rule>``)."""
+
+    __tablename__ = "ignored_rules"
+    repo_key: Mapped[str] = mapped_column(String(300), primary_key=True)
+    rule: Mapped[str] = mapped_column(String(200), primary_key=True)
+    by_login: Mapped[str] = mapped_column(String(200), default="")
+    created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+
+
+class PendingReply(Base):
+    """A reply the app owes on a pull request (a command's answer), posted by the feedback
+    sender outside the webhook's transaction (the code host waits only 10 s)."""
+
+    __tablename__ = "pending_replies"
+    __table_args__ = (Index("ix_pending_replies_unposted", "posted", postgresql_where=text("NOT posted")),)
+    id: Mapped[str] = mapped_column(String(32), primary_key=True, default=new_id)
+    delivery_id: Mapped[str] = mapped_column(String(100), unique=True)
+    installation_id: Mapped[int] = mapped_column(BigInteger)
+    repo_full_name: Mapped[str] = mapped_column(String(300))
+    pr_number: Mapped[int] = mapped_column(Integer)
+    in_reply_to: Mapped[int | None] = mapped_column(BigInteger, nullable=True)  # a review comment, else the PR
+    body: Mapped[str] = mapped_column(Text)
+    posted: Mapped[bool] = mapped_column(Boolean, default=False)
+    created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)

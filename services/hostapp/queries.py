@@ -5,15 +5,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from sqlalchemy import func, select, text, update
+from sqlalchemy import delete, func, select, text, update
 from sqlalchemy.dialects.postgresql import insert
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.hostapp.models import (
     ACTIVE,
+    OPEN,
     UNFINISHED,
+    IgnoredRule,
     Installation,
     InstallationRepository,
+    PendingReply,
+    PrFinding,
     PrJob,
     RedeliveryRequest,
     RepositoryIndex,
@@ -155,7 +159,13 @@ _UNFINISHED_SQL = text("state IN ('queued', 'running', 'waiting_index')")
 
 
 async def insert_job(
-    session: AsyncSession, installation_id: int, full_name: str, pr_number: int, head_sha: str, delivery_id: str
+    session: AsyncSession,
+    installation_id: int,
+    full_name: str,
+    pr_number: int,
+    head_sha: str,
+    delivery_id: str,
+    rerun: bool = False,
 ) -> str | None:
     """A new queued job, or None when an unfinished job for this PR head already exists."""
     result = await session.execute(
@@ -167,6 +177,7 @@ async def insert_job(
             pr_number=pr_number,
             head_sha=head_sha,
             delivery_id=delivery_id,
+            rerun=rerun,
             created_at=now_ms(),
             updated_at=now_ms(),
         )
@@ -189,6 +200,25 @@ async def unfinished_job(
             PrJob.head_sha == head_sha,
             PrJob.state.in_(UNFINISHED),
         )
+    )
+    return rows.scalar_one_or_none()
+
+
+async def reviewed_job(
+    session: AsyncSession, installation_id: int, full_name: str, pr_number: int, head_sha: str, states: Sequence[str]
+) -> PrJob | None:
+    """The latest finished job of this PR head in one of ``states`` (a head already reviewed)."""
+    rows = await session.execute(
+        select(PrJob)
+        .where(
+            PrJob.installation_id == installation_id,
+            PrJob.repo_key == repo_key(full_name),
+            PrJob.pr_number == pr_number,
+            PrJob.head_sha == head_sha,
+            PrJob.state.in_(list(states)),
+        )
+        .order_by(PrJob.finished_at.desc())
+        .limit(1)
     )
     return rows.scalar_one_or_none()
 
@@ -285,3 +315,105 @@ async def record_redelivery(session: AsyncSession, guid: str, hook_delivery_id: 
         .values(guid=guid, hook_delivery_id=hook_delivery_id, requested_at=now_ms())
         .on_conflict_do_nothing(index_elements=["guid"])
     )
+
+
+# --- findings on pull requests, ignored rules, replies owed -----------------------------------
+
+
+async def pr_findings(session: AsyncSession, installation_id: int, full_name: str, pr_number: int) -> list[PrFinding]:
+    rows = await session.execute(
+        select(PrFinding).where(
+            PrFinding.installation_id == installation_id,
+            PrFinding.repo_key == repo_key(full_name),
+            PrFinding.pr_number == pr_number,
+        )
+    )
+    return list(rows.scalars())
+
+
+async def add_pr_finding(session: AsyncSession, **values: Any) -> None:
+    """The first comment on a fingerprint; a second record of the same one changes nothing."""
+    now = now_ms()
+    await session.execute(
+        insert(PrFinding)
+        .values(repo_key=repo_key(values["repo_full_name"]), created_at=now, updated_at=now, **values)
+        .on_conflict_do_nothing(index_elements=["installation_id", "repo_key", "pr_number", "fingerprint"])
+    )
+
+
+async def update_pr_finding(session: AsyncSession, finding_id: str, **values: Any) -> None:
+    await session.execute(
+        update(PrFinding).where(PrFinding.id == finding_id).values({"updated_at": now_ms(), **values})
+    )
+
+
+async def pr_finding_by_comment(session: AsyncSession, comment_id: int, *, lock: bool = True) -> PrFinding | None:
+    stmt = select(PrFinding).where(PrFinding.comment_id == comment_id)
+    if lock:
+        stmt = stmt.with_for_update()
+    return (await session.execute(stmt)).scalars().first()
+
+
+async def unsent_verdicts(session: AsyncSession, limit: int = 500) -> list[PrFinding]:
+    rows = await session.execute(
+        select(PrFinding)
+        .where(PrFinding.verdict_sent.is_(False))
+        .order_by(PrFinding.updated_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return list(rows.scalars())
+
+
+async def open_threads(session: AsyncSession, since: int, limit: int = 200) -> list[PrFinding]:
+    """Open findings with a comment, recently active: the reconciler reads their reactions."""
+    rows = await session.execute(
+        select(PrFinding)
+        .where(PrFinding.state == OPEN, PrFinding.comment_id.is_not(None), PrFinding.updated_at >= since)
+        .order_by(PrFinding.updated_at.desc())
+        .limit(limit)
+    )
+    return list(rows.scalars())
+
+
+async def ignored_rules(session: AsyncSession, full_name: str) -> set[str]:
+    rows = await session.execute(select(IgnoredRule.rule).where(IgnoredRule.repo_key == repo_key(full_name)))
+    return set(rows.scalars())
+
+
+async def ignore_rule(session: AsyncSession, full_name: str, rule: str, login: str) -> bool:
+    result = await session.execute(
+        insert(IgnoredRule)
+        .values(repo_key=repo_key(full_name), rule=rule, by_login=login, created_at=now_ms())
+        .on_conflict_do_nothing(index_elements=["repo_key", "rule"])
+        .returning(IgnoredRule.rule)
+    )
+    return result.first() is not None
+
+
+async def unignore_rule(session: AsyncSession, full_name: str, rule: str) -> bool:
+    result = await session.execute(
+        delete(IgnoredRule)
+        .where(IgnoredRule.repo_key == repo_key(full_name), IgnoredRule.rule == rule)
+        .returning(IgnoredRule.rule)
+    )
+    return result.first() is not None
+
+
+async def add_reply(session: AsyncSession, **values: Any) -> None:
+    await session.execute(
+        insert(PendingReply)
+        .values(created_at=now_ms(), posted=False, **values)
+        .on_conflict_do_nothing(index_elements=["delivery_id"])
+    )
+
+
+async def unposted_replies(session: AsyncSession, limit: int = 100) -> list[PendingReply]:
+    rows = await session.execute(
+        select(PendingReply)
+        .where(PendingReply.posted.is_(False))
+        .order_by(PendingReply.created_at)
+        .limit(limit)
+        .with_for_update(skip_locked=True)
+    )
+    return list(rows.scalars())

@@ -6,7 +6,9 @@ host promises delivery:
   ``failed`` once they have used up their attempts;
 - jobs that waited for an index past the bound are requeued so the worker closes them;
 - webhook deliveries the code host counts as failed (GitHub does not retry by itself) and
-  that we never recorded are redelivered through the REST API.
+  that we never recorded are redelivered through the REST API;
+- reactions on our open comments are read (the code host sends no webhook for them), so a 👍
+  or 👎 on a quiet pull request still becomes a verdict.
 """
 
 from __future__ import annotations
@@ -17,9 +19,10 @@ import time
 from collections.abc import Callable
 
 from services.hostapp import jobs, queries
-from services.hostapp.github import GitHubApp
-from services.hostapp.models import FAILED, now_ms
+from services.hostapp.github import GitHubApp, GitHubError
+from services.hostapp.models import FAILED, PrFinding, now_ms
 from services.hostapp.settings import HostAppSettings
+from services.hostapp.threads import Tracker
 from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.supervision import idle
@@ -29,12 +32,19 @@ log = logging.getLogger(__name__)
 
 class Reconciler:
     def __init__(
-        self, db: Database, github: GitHubApp, settings: HostAppSettings, *, wake: Callable[[], None] = lambda: None
+        self,
+        db: Database,
+        github: GitHubApp,
+        settings: HostAppSettings,
+        *,
+        wake: Callable[[], None] = lambda: None,
+        tracker: Tracker | None = None,
     ) -> None:
         self.db = db
         self.github = github
         self.settings = settings
         self.wake = wake
+        self.tracker = tracker
         self._stopping = asyncio.Event()
 
     async def run(self) -> None:
@@ -52,6 +62,7 @@ class Reconciler:
             try:
                 await self.reconcile_jobs()
                 await self.redeliver_failed()
+                await self.read_reactions()
             except asyncio.CancelledError:
                 raise
             except Exception as exc:
@@ -82,6 +93,24 @@ class Reconciler:
         if any(counts.values()):
             log.info("reconciled PR jobs: %s", counts)
         return counts
+
+    async def read_reactions(self) -> int:
+        """Reactions on open threads active within the lookback; returns the verdicts found."""
+        if self.tracker is None or not self.settings.github_configured:
+            return 0
+        since = now_ms() - int(self.settings.reactions_lookback_seconds * 1000)
+        async with self.db.session() as session:
+            rows = await queries.open_threads(session, since)
+        by_pr: dict[tuple[int, str], list[PrFinding]] = {}
+        for row in rows:
+            by_pr.setdefault((row.installation_id, row.repo_full_name), []).append(row)
+        found = 0
+        for (installation_id, full_name), group in by_pr.items():
+            try:
+                found += await self.tracker.read_reactions(installation_id, full_name, group)
+            except GitHubError as exc:  # one repository's failure does not stop the others
+                log.warning("reactions of %s not read: %s", full_name, exc)
+        return found
 
     async def redeliver_failed(self) -> int:
         """Ask the code host to redeliver deliveries that failed and never reached us."""

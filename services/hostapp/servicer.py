@@ -13,16 +13,28 @@ from services.kit.db import Database
 
 
 class HostAppServicer(hostapp_pb2_grpc.HostAppServiceServicer):
-    def __init__(self, db: Database, github: GitHubApp, wake: Callable[[], None] = lambda: None) -> None:
+    def __init__(
+        self,
+        db: Database,
+        github: GitHubApp,
+        wake: Callable[[], None] = lambda: None,
+        *,
+        wake_feedback: Callable[[], None] = lambda: None,
+        slug: str = webhooks.DEFAULT_SLUG,
+    ) -> None:
         self.db = db
         self.github = github
         self.wake = wake
+        self.wake_feedback = wake_feedback
+        self.slug = slug
 
     async def HandleWebhook(
         self, request: hostapp_pb2.HostWebhookRequest, context: grpc.aio.ServicerContext
     ) -> hostapp_pb2.HostWebhookResponse:
-        outcome = await webhooks.receive(self.db, request.delivery_id, request.event, request.payload)
-        if outcome.handled:
+        outcome = await webhooks.receive(self.db, request.delivery_id, request.event, request.payload, slug=self.slug)
+        if outcome.conversation:
+            self.wake_feedback()  # a verdict or a reply is committed: deliver it now
+        elif outcome.handled:
             self.wake()  # the job or event is committed: relay it now rather than at the next poll
         return hostapp_pb2.HostWebhookResponse(
             duplicate=outcome.duplicate, handled=outcome.handled, job_id=outcome.job_id

@@ -20,9 +20,16 @@ class HostAppSettings(ServiceSettings):
     private_key: str = ""
     github_timeout_seconds: int = 15
     check_name: str = "code-review"
-    # Worst finding severity that fails the check run: "error", "warning", or "never".
-    fail_on: str = "error"
+    # The app's slug: people write "@<slug> ignore <rule>" to turn a rule off.
+    app_slug: str = "code-review"
+    # What fails the check run: "strict" (any new strict finding), "error" (a new strict
+    # finding of severity error), or "never" (neutral at worst).
+    fail_on: str = "strict"
     max_review_comments: int = 50
+    # Verdicts and replies not delivered at once are retried this often.
+    feedback_poll_seconds: float = 10.0
+    # The reconciler reads reactions on open threads active within this window.
+    reactions_lookback_seconds: float = 14 * 24 * 3600.0
 
     # The PR job worker (durable pull consumer on the PR_JOBS work queue). Jobs heartbeat while
     # they run, so this bounds how soon a crashed worker's job goes to another, not a job's length.

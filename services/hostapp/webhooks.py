@@ -19,8 +19,8 @@ from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2
-from services.hostapp import jobs, queries
-from services.hostapp.models import ACTIVE, REMOVED, SUSPENDED, outbox
+from services.hostapp import conversation, jobs, queries
+from services.hostapp.models import ACTIVE, COMPLETED, FAILED, REMOVED, SKIPPED, SUSPENDED, outbox
 from services.kit.bus import SUBJECT_INSTALLATION_REPOS
 from services.kit.db import Database
 from services.kit.errors import ServiceError
@@ -29,6 +29,10 @@ from services.kit.outbox import add_event
 log = logging.getLogger(__name__)
 
 PR_ACTIONS = frozenset({"opened", "synchronize", "reopened"})
+DEFAULT_SLUG = "code-review"
+# A head whose job ended so is reviewed again only when a person asks (a check-run re-request):
+# redeliveries, re-opens and repeated synchronize deliveries of it change nothing.
+REVIEWED = (COMPLETED, SKIPPED, FAILED)
 INSTALLATION_REPOS_EVENT_TYPE = "installation.repositories_changed"
 
 
@@ -38,23 +42,26 @@ class Outcome:
     outcome: str  # a short reason, stored with the delivery
     job_id: str = ""
     duplicate: bool = False
+    conversation: bool = False  # a verdict or reply was queued for the feedback sender
 
 
 Handler = Callable[[AsyncSession, str, str, dict[str, Any]], Awaitable[Outcome]]
 
 
-async def receive(db: Database, delivery_id: str, event: str, body: bytes) -> Outcome:
+async def receive(db: Database, delivery_id: str, event: str, body: bytes, *, slug: str = DEFAULT_SLUG) -> Outcome:
     """``HandleWebhook``: one delivery in one unit of work. A database outage must answer 5xx,
     so the code host shows the delivery as failed (and the reconciler can have it redelivered)
     rather than as a client error."""
     try:
         async with db.session() as session:
-            return await handle(session, delivery_id, event, body)
+            return await handle(session, delivery_id, event, body, slug=slug)
     except (DBAPIError, PoolTimeout):
         raise ServiceError("service_unavailable", "the hostapp database is unavailable") from None
 
 
-async def handle(session: AsyncSession, delivery_id: str, event: str, body: bytes) -> Outcome:
+async def handle(
+    session: AsyncSession, delivery_id: str, event: str, body: bytes, *, slug: str = DEFAULT_SLUG
+) -> Outcome:
     if not delivery_id or not event:
         raise ServiceError("bad_request", "delivery id and event are required")
     try:
@@ -70,7 +77,13 @@ async def handle(session: AsyncSession, delivery_id: str, event: str, body: byte
         recorded = await queries.delivery(session, delivery_id)
         return Outcome(False, "duplicate delivery", (recorded.job_id or "") if recorded else "", duplicate=True)
     handler = HANDLERS.get(event)
-    result = await handler(session, delivery_id, action, payload) if handler else Outcome(False, "unknown_event")
+    if handler is not None:
+        result = await handler(session, delivery_id, action, payload)
+    elif event in conversation.HANDLERS:
+        handled, said = await conversation.HANDLERS[event](session, delivery_id, payload, action, slug)
+        result = Outcome(handled, said, conversation=handled)
+    else:
+        result = Outcome(False, "unknown_event")
     await queries.set_delivery_outcome(session, delivery_id, result.handled, result.outcome, result.job_id or None)
     log.info("webhook.code_host.received %s %s.%s: %s", delivery_id, event, action, result.outcome)
     return result
@@ -180,14 +193,39 @@ async def on_pull_request(session: AsyncSession, delivery_id: str, action: str, 
     if records and records[0].status != ACTIVE:
         return Outcome(False, f"ignored: repository {records[0].status}")
     # No record at all is accepted: the code host only sends this event to an installed app.
+    reviewed = await queries.reviewed_job(session, installation_id, full_name, number, head_sha, REVIEWED)
+    if reviewed is not None:
+        return Outcome(False, f"head already reviewed ({reviewed.state})", reviewed.id)
     result = await jobs.enqueue(session, installation_id, full_name, number, head_sha, delivery_id)
     if result.created:
         return Outcome(True, "job enqueued", result.job_id)
     return Outcome(True, "job already queued for this head", result.job_id)
 
 
+async def on_check_run(session: AsyncSession, delivery_id: str, action: str, payload: dict[str, Any]) -> Outcome:
+    """A person re-ran our check run: that head is reviewed again (the only way a finished head is)."""
+    if action != "rerequested":
+        return Outcome(False, f"ignored action {action!r}")
+    external_id = str((payload.get("check_run") or {}).get("external_id") or "")
+    earlier = await queries.job(session, external_id) if external_id else None
+    installation_id = _installation_id(payload)
+    if earlier is None or earlier.installation_id != installation_id:
+        return Outcome(False, "ignored: not a check run of ours")
+    result = await jobs.enqueue(
+        session,
+        earlier.installation_id,
+        earlier.repo_full_name,
+        earlier.pr_number,
+        earlier.head_sha,
+        delivery_id,
+        rerun=True,
+    )
+    return Outcome(True, "re-run requested" if result.created else "job already queued for this head", result.job_id)
+
+
 HANDLERS: dict[str, Handler] = {
     "installation": on_installation,
     "installation_repositories": on_installation_repositories,
     "pull_request": on_pull_request,
+    "check_run": on_check_run,
 }

@@ -2,8 +2,11 @@
 
 Per job: claim the row (a lease renewed with the JetStream heartbeat), re-read the pull
 request (closed: drop; head moved: supersede), create the check run, wait while the
-repository is not indexed, fetch the changed files, ask the analyzer, post a review with
-comments on changed lines only, complete the check run. Ack only after the outcome is
+repository is not indexed, fetch the changed files, read reactions on our open comments and
+deliver waiting verdicts (so this analysis already honours them), ask the analyzer, settle the
+pull request's findings (threads.py: fixed ones resolved), post a review with comments on
+changed lines for fingerprints not commented before, complete the check run with annotations
+in batches of 50. Ack only after the outcome is
 committed; transient failures ``nak`` with a delay, permanent ones mark the job failed
 and ``term``. A job killed mid-way is redelivered and resumes from its row (the check run
 and review it already made are reused, not repeated).
@@ -15,17 +18,20 @@ import asyncio
 import contextlib
 import logging
 from collections.abc import Callable
+from typing import Any
 
 import grpc
 from nats.aio.msg import Msg
 from sqlalchemy.exc import DBAPIError
 
 from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, events_pb2
-from services.hostapp import jobs, queries, review
+from services.hostapp import jobs, queries, repo_config, review
+from services.hostapp.feedback import FeedbackSender
 from services.hostapp.github import GitHubApp, GitHubError, PullInfo
 from services.hostapp.indexing import IndexGate, IndexState
-from services.hostapp.models import COMPLETED, DROPPED, FAILED, SKIPPED, SUPERSEDED, PrJob, now_ms
+from services.hostapp.models import COMPLETED, DISMISSED, DROPPED, FAILED, FIXED, SKIPPED, SUPERSEDED, PrJob, now_ms
 from services.hostapp.settings import HostAppSettings
+from services.hostapp.threads import Tracker
 from services.kit.bus import PR_JOBS, SUBJECT_PR_JOB, Bus
 from services.kit.db import Database
 from services.kit.errors import ServiceError
@@ -69,9 +75,13 @@ class PrWorker:
         *,
         wake: Callable[[], None] = lambda: None,
         durable: str = "hostapp-pr-jobs",
+        tracker: Tracker | None = None,
+        feedback: FeedbackSender | None = None,
     ) -> None:
         self.db = db
         self.github = github
+        self.feedback = feedback or FeedbackSender(db, github, analyzer, settings)
+        self.tracker = tracker or Tracker(db, github, wake=self.feedback.wake)
         self.analyzer = analyzer
         self.gate = gate
         self.settings = settings
@@ -169,7 +179,7 @@ class PrWorker:
         log.error("pr job %s failed permanently: %s", job.id, exc)
         text = f"The review could not be completed: {exc}"
         with contextlib.suppress(Exception):  # best effort: the code host may be what failed
-            await self._close_check_run(job, "neutral", review.note("Review could not be completed", text))
+            await self._close_check_run(job, review.SKIPPED_CONCLUSION, review.skipped("the review failed", text))
         async with self.db.session() as session:
             await jobs.finish(session, job.id, FAILED, conclusion="neutral", summary=text)
         await msg.term()
@@ -192,27 +202,73 @@ class PrWorker:
             return await self._wait_for_index(job)
         if state == IndexState.FAILED:
             text = "Indexing this repository failed, so it was not reviewed."
-            await self._close_check_run(job, "neutral", review.note("Repository index failed", text))
-            await self._finish(job, SKIPPED, conclusion="neutral", summary=text)
-            return SKIPPED
-        files = await self.github.list_files(job.installation_id, job.repo_full_name, job.pr_number, MAX_FILES)
+            return await self._skip(job, "repository index failed", text)
+        files = await self.github.list_files(job.installation_id, job.repo_full_name, job.pr_number, MAX_FILES + 1)
+        if len(files) > MAX_FILES:
+            text = f"This pull request changes more than {MAX_FILES} files, over what one review covers."
+            return await self._skip(job, f"over {MAX_FILES} changed files", text)
+        rows = await self.tracker.rows(job)
+        await self.tracker.read_reactions(job.installation_id, job.repo_full_name, rows)
+        try:  # verdicts waiting (a 👎 just read) reach the analyzer before it analyses this head
+            await self.feedback.flush()
+        except Exception as exc:  # the sender retries; the review goes on without them
+            log.warning("feedback not delivered before pr job %s: %s", job.id, exc)
+        config = repo_config.parse(
+            await self.github.file_text(job.installation_id, job.repo_full_name, repo_config.PATH, job.head_sha)
+        )
         result = await self._analyze(job, pr, files)
         if isinstance(result, str):
             return result
-        plan = review.plan(files, result.findings, self.settings.max_review_comments)
-        review_id = await self._post_review(job, plan, len(result.findings))
-        conclusion = review.conclusion(result.findings, self.settings.fail_on)
-        await self._close_check_run(job, conclusion, review.summary(result, plan, len(files)))
+        introduced, preexisting = review.baseline(result)
+        async with self.db.session() as session:
+            ignored = await queries.ignored_rules(session, job.repo_full_name)
+        dismissed = {r.fingerprint for r in rows if r.state == DISMISSED}
+        parts = review.split(introduced, preexisting, ignored, dismissed)
+        present = {review.key(f): f for group in (parts.new, parts.already, parts.ignored, parts.quiet) for f in group}
+        fixed_now = await self.tracker.settle(job, rows, present, {s.path for s in result.skipped})
+        max_comments = min(self.settings.max_review_comments, config.max_comments)
+        known = {r.fingerprint for r in rows}
+        plan = review.plan(files, parts.new, max_comments, known=known, comments=config.comments)
+        review_id = await self._post_review(job, plan, len(parts.new))
+        if review_id and plan.commented:
+            await self.tracker.record_comments(job, review_id, plan.commented)
+        conclusion = review.conclusion(parts.new, self.settings.fail_on)
+        fixed = sum(1 for r in rows if r.state == FIXED)
+        output = review.summary(result, parts, plan, len(files), fixed=fixed, fixed_now=[r.rule for r in fixed_now])
+        await self._complete(job, conclusion, output, review.annotations(parts.new))
         await self._finish(
             job,
             COMPLETED,
             conclusion=conclusion,
-            summary=f"{len(result.findings)} finding(s), {len(plan.comments)} comment(s)",
-            findings=len(result.findings),
+            summary=f"{len(parts.new)} new finding(s), {len(parts.already)} already there, "
+            f"{len(plan.comments)} comment(s), {len(fixed_now)} fixed",
+            findings=len(parts.new),
             comments=len(plan.comments),
             review_id=review_id,
         )
         return COMPLETED
+
+    async def _skip(self, job: PrJob, reason: str, text: str) -> str:
+        """Not reviewed: the check run says why, and is never ``success``."""
+        await self._close_check_run(job, review.SKIPPED_CONCLUSION, review.skipped(reason, text))
+        await self._finish(job, SKIPPED, conclusion=review.SKIPPED_CONCLUSION, summary=text)
+        return SKIPPED
+
+    async def _complete(
+        self, job: PrJob, conclusion: str, output: dict[str, Any], annotations: list[dict[str, Any]]
+    ) -> None:
+        """Annotations in batches of 50 (the code host appends each request's to the run's),
+        the last one with the conclusion; a resumed job posts only what is left."""
+        batches = review.batches(annotations[job.annotations :])
+        for batch in batches[:-1]:
+            await self._update_check_run(job, "in_progress", {**output, "annotations": batch})
+            job.annotations += len(batch)
+            async with self.db.session() as session:
+                await queries.update_job(session, job.id, annotations=job.annotations)
+        last = {**output, "annotations": batches[-1]} if batches else output
+        await self._close_check_run(job, conclusion, last)
+        if batches:
+            job.annotations += len(batches[-1])
 
     async def _read_pull(self, job: PrJob) -> PullInfo | None:
         try:
@@ -239,9 +295,7 @@ class PrWorker:
         waited = now_ms() - job.waiting_since if job.waiting_since else 0
         if waited > self.settings.index_wait_seconds * 1000:
             text = "The repository was not indexed in time, so this pull request was not reviewed."
-            await self._close_check_run(job, "neutral", review.note("Repository not indexed", text))
-            await self._finish(job, SKIPPED, conclusion="neutral", summary=text)
-            return SKIPPED
+            return await self._skip(job, "repository not indexed", text)
         note = review.note("Waiting for the repository index", "The review starts once the repository is indexed.")
         await self._update_check_run(job, "queued", note)
         if await self.gate.wait(job):
@@ -269,9 +323,7 @@ class PrWorker:
             if explanation is None:
                 raise
             text = f"{explanation} No analysis ran ({code})."
-            await self._close_check_run(job, "neutral", review.note("Review not available", text))
-            await self._finish(job, SKIPPED, conclusion="neutral", summary=text)
-            return SKIPPED
+            return await self._skip(job, "review not available", text)
 
     async def _post_review(self, job: PrJob, plan: review.ReviewPlan, findings: int) -> int | None:
         if job.review_id or not plan.comments:
@@ -283,7 +335,7 @@ class PrWorker:
             if existing:
                 return existing
         body = (
-            f"Code review: {findings} convention finding(s); {len(plan.comments)} on the changed lines are "
+            f"Code review: {findings} new convention finding(s); {len(plan.comments)} on the changed lines are "
             f"commented below.\n\n{marker}"
         )
         review_id = await gh.create_review(job.installation_id, name, number, job.head_sha, body, plan.comments)
@@ -310,13 +362,13 @@ class PrWorker:
             await queries.update_job(session, job.id, check_run_id=check_run_id)
         job.check_run_id = check_run_id
 
-    async def _update_check_run(self, job: PrJob, status: str, output: dict[str, str]) -> None:
+    async def _update_check_run(self, job: PrJob, status: str, output: dict[str, Any]) -> None:
         if job.check_run_id:
             await self.github.update_check_run(
                 job.installation_id, job.repo_full_name, job.check_run_id, status=status, output=output
             )
 
-    async def _close_check_run(self, job: PrJob, conclusion: str, output: dict[str, str]) -> None:
+    async def _close_check_run(self, job: PrJob, conclusion: str, output: dict[str, Any]) -> None:
         if job.check_run_id:
             await self.github.update_check_run(
                 job.installation_id,

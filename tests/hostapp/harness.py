@@ -20,10 +20,12 @@ from services.contracts.v1 import (
     indexer_pb2_grpc,
 )
 from services.hostapp import indexing, webhooks
+from services.hostapp.feedback import FeedbackSender
 from services.hostapp.github import GitHubApp
 from services.hostapp.indexing import IndexGate
 from services.hostapp.models import PrJob, inbox, outbox
 from services.hostapp.settings import HostAppSettings
+from services.hostapp.threads import Tracker
 from services.hostapp.worker import PrWorker
 from services.kit.bus import SUBJECT_REPOSITORY_INDEXED, Bus
 from services.kit.db import Database
@@ -39,6 +41,7 @@ from tests.standins.github_api import GitHubStandIn
 class FakeAnalyzer(analyzer_pb2_grpc.AnalyzerServiceServicer):
     def __init__(self) -> None:
         self.requests: list[analyzer_pb2.AnalyzePullRequestRequest] = []
+        self.reports: list[analyzer_pb2.ReportFindingsRequest] = []
         self.findings: list[analyzer_pb2.Finding] = []
         self.error: ServiceError | None = None
         self.implemented = True
@@ -54,6 +57,16 @@ class FakeAnalyzer(analyzer_pb2_grpc.AnalyzerServiceServicer):
         return analyzer_pb2.AnalysisResult(
             audit_id="audit-1", commit=request.head, findings=self.findings, files_analyzed=len(request.files)
         )
+
+
+    async def ReportFindings(
+        self, request: analyzer_pb2.ReportFindingsRequest, context: grpc.aio.ServicerContext
+    ) -> analyzer_pb2.ReportFindingsResponse:
+        self.reports.append(request)
+        return analyzer_pb2.ReportFindingsResponse(accepted=len(request.feedback))
+
+    def verdicts(self) -> list[tuple[str, str]]:
+        return [(item.fingerprint, item.verdict) for r in self.reports for item in r.feedback]
 
 
 class FakeIndexer(indexer_pb2_grpc.IndexerServiceServicer):
@@ -127,7 +140,20 @@ class Hostapp:
             make_channel(s.indexer_addr, indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"])
         )
         gate = IndexGate(self.db, indexer, s.grpc_deadline_seconds)
-        self.worker = PrWorker(self.db, self.own_bus, self.github, analyzer, gate, s, wake=self.relay.wake)
+        self.feedback = FeedbackSender(self.db, self.github, analyzer, s)
+        self.spawn(self.feedback.run())
+        self.tracker = Tracker(self.db, self.github, wake=self.feedback.wake)
+        self.worker = PrWorker(
+            self.db,
+            self.own_bus,
+            self.github,
+            analyzer,
+            gate,
+            s,
+            wake=self.relay.wake,
+            tracker=self.tracker,
+            feedback=self.feedback,
+        )
         self.worker_task = self.spawn(self.worker.run())
         return self.worker_task
 
@@ -136,9 +162,13 @@ class Hostapp:
         self.worker_task.cancel()
         await asyncio.gather(self.worker_task, return_exceptions=True)
 
-    async def deliver(self, event: str, body: dict[str, Any]) -> webhooks.Outcome:
+    async def deliver(self, event: str, body: dict[str, Any], delivery_id: str = "") -> webhooks.Outcome:
         async with self.db.session() as session:
-            out = await webhooks.handle(session, str(uuid.uuid4()), event, orjson.dumps(body))
+            out = await webhooks.handle(
+                session, delivery_id or str(uuid.uuid4()), event, orjson.dumps(body), slug=self.settings.app_slug
+            )
+        if out.conversation:
+            self.feedback.wake()
         self.relay.wake()
         return out
 
@@ -163,6 +193,7 @@ class Hostapp:
     async def stop(self) -> None:
         if self.worker is not None:
             self.worker.stop()
+            self.feedback.stop()
         self.relay.stop()
         self.indexed_consumer.stop()
         for task in self.tasks:

@@ -230,13 +230,42 @@ async def test_a_new_head_makes_a_new_job(db: Database) -> None:
     assert sorted(j.head_sha for j in await all_jobs(db)) == sorted([PR_HEAD, "f" * 40])
 
 
-async def test_a_finished_job_does_not_block_a_new_one_for_the_same_head(db: Database) -> None:
+@pytest.mark.parametrize("finished", ["completed", "skipped", "failed"])
+async def test_a_reviewed_head_is_not_reviewed_again_on_a_redelivery_or_reopen(db: Database, finished: str) -> None:
+    """Issue #22: (pr, head) again under a new delivery id after its job ended makes no job."""
+    first = await deliver(db, "pull_request", raw("pull_request.opened"))
+    async with db.session() as session:
+        await queries.update_job(session, first.job_id, state=finished, finished_at=1)
+    for name in ("pull_request.opened", "pull_request.reopened", "pull_request.synchronize"):
+        again = await deliver(db, "pull_request", raw(name))
+        assert (again.handled, again.job_id) == (False, first.job_id), again
+        assert again.outcome == f"head already reviewed ({finished})"
+    assert len(await all_jobs(db)) == 1
+
+
+async def test_a_head_dropped_while_closed_is_reviewed_when_reopened(db: Database) -> None:
+    first = await deliver(db, "pull_request", raw("pull_request.opened"))
+    async with db.session() as session:
+        await queries.update_job(session, first.job_id, state="dropped")
+    again = await deliver(db, "pull_request", raw("pull_request.reopened"))
+    assert again.handled and again.job_id != first.job_id
+    assert len(await all_jobs(db)) == 2
+
+
+async def test_a_check_run_re_request_reviews_the_head_again(db: Database) -> None:
     first = await deliver(db, "pull_request", raw("pull_request.opened"))
     async with db.session() as session:
         await queries.update_job(session, first.job_id, state="completed")
-    again = await deliver(db, "pull_request", raw("pull_request.reopened"))
-    assert again.job_id != first.job_id
-    assert len(await all_jobs(db)) == 2
+    rerun = payload("check_run.rerequested")
+    rerun["check_run"]["external_id"] = first.job_id
+    rerun["installation"] = {"id": 1}
+    out = await deliver(db, "check_run", rerun)
+    assert out.handled and out.job_id != first.job_id
+    jobs = await all_jobs(db)
+    assert [(j.head_sha, j.rerun, j.state) for j in jobs] == [(PR_HEAD, False, "completed"), (PR_HEAD, True, "queued")]
+    # Not ours (no such job): ignored.
+    stranger = payload("check_run.rerequested")
+    assert (await deliver(db, "check_run", stranger)).handled is False
 
 
 async def test_pull_request_for_a_suspended_installation_or_removed_repository_is_ignored(db: Database) -> None:

@@ -62,7 +62,7 @@ async def test_a_pr_job_runs_end_to_end(app: Hostapp, standin: GitHubStandIn) ->
     assert created.body["external_id"] == job.id
     run = standin.check_runs[job.check_run_id]
     assert (run["status"], run["conclusion"]) == ("completed", "failure")  # an error-severity finding
-    assert "3 convention findings" in run["output"]["title"]
+    assert "3 new convention findings" in run["output"]["title"]
     assert "lib/other.py:1" in run["output"]["summary"]
 
     (review,) = standin.reviews.values()

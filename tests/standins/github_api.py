@@ -9,7 +9,9 @@ changed files, failures and stalls (a request that hangs, to kill a worker mid-j
 
 from __future__ import annotations
 
+import base64
 import copy
+import hashlib
 import json
 import re
 import threading
@@ -73,6 +75,12 @@ class GitHubStandIn:
         self.files: dict[tuple[str, int], list[dict[str, Any]]] = {}
         self.check_runs: dict[int, dict[str, Any]] = {}
         self.reviews: dict[int, dict[str, Any]] = {}
+        # Review comments (the review's line comments and replies), threads (GraphQL), reactions.
+        self.comments: dict[int, dict[str, Any]] = {}
+        self.threads: dict[str, dict[str, Any]] = {}  # node id -> {resolved, comments: [ids], pull}
+        self.reactions: dict[int, list[dict[str, Any]]] = {}
+        self.issue_comments: list[dict[str, Any]] = []
+        self.contents: dict[tuple[str, str, str], str] = {}  # (repo, path, ref) -> text
         self.hook_deliveries: list[dict[str, Any]] = []
         self.refused_installations: set[int] = set()
         self.rules: list[_Rule] = []
@@ -117,6 +125,34 @@ class GitHubStandIn:
         with self.lock:
             self.files[(full_name.lower(), number)] = files
 
+    def set_content(self, full_name: str, path: str, ref: str, text: str) -> None:
+        with self.lock:
+            self.contents[(full_name.lower(), path, ref)] = text
+
+    def react(self, comment_id: int, content: str, login: str = "octocat", bot: bool = False) -> None:
+        """A person (or a bot) reacts to a review comment; no webhook, as on the code host."""
+        reaction = fixture("reactions.list-for-pull-request-review-comment.reaction-items.json")[0]
+        reaction.update(id=self.next_id(), content=content, created_at=_iso(time.time()))
+        reaction["user"] = {**reaction["user"], "login": login, "type": "Bot" if bot else "User"}
+        with self.lock:
+            self.reactions.setdefault(comment_id, []).append(reaction)
+
+    def thread_of(self, comment_id: int) -> dict[str, Any]:
+        with self.lock:
+            for node_id, thread in self.threads.items():
+                if thread["comments"][0] == comment_id:
+                    return {"id": node_id, **thread}
+        raise LookupError(f"no thread for comment {comment_id}")
+
+    def review_comments(self, full_name: str, number: int) -> list[dict[str, Any]]:
+        """The line comments of every review on a pull request (replies not included)."""
+        with self.lock:
+            return [
+                copy.deepcopy(c)
+                for c in self.comments.values()
+                if c["_pull"] == (full_name.lower(), number) and "in_reply_to_id" not in c
+            ]
+
     def fail(self, method: str, path_regex: str, status: int, times: int = 1) -> None:
         with self.lock:
             self.rules.append(_Rule(method, re.compile(path_regex), times, status=status))
@@ -143,6 +179,11 @@ class GitHubStandIn:
             self.files.clear()
             self.check_runs.clear()
             self.reviews.clear()
+            self.comments.clear()
+            self.threads.clear()
+            self.reactions.clear()
+            self.issue_comments.clear()
+            self.contents.clear()
             self.hook_deliveries.clear()
             self.refused_installations.clear()
             self.rules.clear()
@@ -239,6 +280,9 @@ def _require_token(standin: GitHubStandIn, call: Call) -> int:
 
 def route(standin: GitHubStandIn, call: Call) -> tuple[int, Any]:
     path, method = call.path, call.method
+    if path == "/api/graphql" and method == "POST":
+        _require_token(standin, call)
+        return 200, _graphql(standin, call.body or {})
     if m := re.fullmatch(r"/app/installations/(\d+)/access_tokens", path):
         _require_app_jwt(standin, call)
         installation = int(m.group(1))
@@ -280,7 +324,46 @@ def route(standin: GitHubStandIn, call: Call) -> tuple[int, Any]:
         review["state"] = "COMMENTED"
         with standin.lock:
             standin.reviews[review["id"]] = {**review, "_pull": (full_name.lower(), number), "request": call.body}
+        for item in call.body.get("comments") or []:
+            _add_comment(standin, full_name, number, item, review["id"], call.body.get("commit_id") or "")
         return 200, review
+    if (m := re.fullmatch(r"/pulls/(\d+)/reviews/(\d+)/comments", rest)) and method == "GET":
+        with standin.lock:
+            found = [c for c in standin.comments.values() if c["pull_request_review_id"] == int(m.group(2))]
+        return 200, _page([_public(c) for c in found], call)
+    if (m := re.fullmatch(r"/pulls/(\d+)/comments/(\d+)/replies", rest)) and method == "POST":
+        with standin.lock:
+            parent = standin.comments.get(int(m.group(2)))
+        if parent is None:
+            raise LookupError("comment")
+        item = {"path": parent["path"], "line": parent["line"], "body": call.body.get("body", "")}
+        reply = _add_comment(standin, full_name, int(m.group(1)), item, 0, parent["commit_id"], reply_to=parent["id"])
+        return 201, _public(reply)
+    if (m := re.fullmatch(r"/pulls/comments/(\d+)/reactions", rest)) and method == "GET":
+        with standin.lock:
+            return 200, copy.deepcopy(standin.reactions.get(int(m.group(1)), []))
+    if (m := re.fullmatch(r"/issues/(\d+)/comments", rest)) and method == "POST":
+        comment = standin.rewrite(fixture("issue_comment.created.with-installation.json")["comment"])
+        comment.update(id=standin.next_id(), body=call.body.get("body", ""))
+        with standin.lock:
+            standin.issue_comments.append({**comment, "_pull": (full_name.lower(), int(m.group(1)))})
+        return 201, comment
+    if (m := re.fullmatch(r"/contents/(.+)", rest)) and method == "GET":
+        ref = call.query.get("ref", [""])[0]
+        with standin.lock:
+            text = standin.contents.get((full_name.lower(), m.group(1), ref))
+        if text is None:
+            raise LookupError("content")
+        data = text.encode()
+        return 200, {
+            "type": "file",
+            "encoding": "base64",
+            "content": base64.b64encode(data).decode(),
+            "path": m.group(1),
+            "name": m.group(1).rsplit("/", 1)[-1],
+            "sha": hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest(),
+            "size": len(data),
+        }
     if rest == "/check-runs" and method == "POST":
         run = standin.rewrite(fixture("checks.create.check-run-example-of-completed-conclusion.json"))
         run_id = standin.next_id()
@@ -306,6 +389,85 @@ def route(standin: GitHubStandIn, call: Call) -> tuple[int, Any]:
             ]
         return 200, {"total_count": len(runs), "check_runs": runs}
     raise LookupError(path)
+
+
+def _page(items: list[Any], call: Call) -> list[Any]:
+    per_page = int(call.query.get("per_page", ["30"])[0])
+    page = int(call.query.get("page", ["1"])[0])
+    return items[(page - 1) * per_page : page * per_page]
+
+
+def _public(comment: dict[str, Any]) -> dict[str, Any]:
+    return {k: copy.deepcopy(v) for k, v in comment.items() if not k.startswith("_")}
+
+
+def _add_comment(
+    standin: GitHubStandIn,
+    full_name: str,
+    number: int,
+    item: dict[str, Any],
+    review_id: int,
+    commit_id: str,
+    reply_to: int = 0,
+) -> dict[str, Any]:
+    """A review comment shaped like the code host's (from a webhook fixture's comment); a
+    line comment opens a thread, a reply joins its parent's."""
+    comment = standin.rewrite(fixture("pull_request_review_comment.created.json")["comment"])
+    comment_id = standin.next_id()
+    comment.update(
+        id=comment_id,
+        node_id=f"PRRC_standin{comment_id}",
+        pull_request_review_id=review_id or comment_id,
+        path=item.get("path", ""),
+        line=item.get("line"),
+        original_line=item.get("line"),
+        start_line=item.get("start_line"),
+        side=item.get("side", "RIGHT"),
+        body=item.get("body", ""),
+        commit_id=commit_id,
+        original_commit_id=commit_id,
+        user={**comment["user"], "login": "code-review[bot]", "type": "Bot"},
+    )
+    if reply_to:
+        comment["in_reply_to_id"] = reply_to
+    with standin.lock:
+        standin.comments[comment_id] = {**comment, "_pull": (full_name.lower(), number), "_request": item}
+        if reply_to:
+            for thread in standin.threads.values():
+                if reply_to in thread["comments"]:
+                    thread["comments"].append(comment_id)
+        else:
+            standin.threads[f"PRRT_standin{comment_id}"] = {
+                "resolved": False,
+                "comments": [comment_id],
+                "pull": (full_name.lower(), number),
+            }
+    return comment
+
+
+def _graphql(standin: GitHubStandIn, body: dict[str, Any]) -> dict[str, Any]:
+    """The two GraphQL operations the app sends, answered in the schema's shape: a pull
+    request's ``reviewThreads`` and the ``resolveReviewThread`` mutation."""
+    query, variables = str(body.get("query") or ""), body.get("variables") or {}
+    if "resolveReviewThread" in query:
+        thread_id = variables.get("threadId")
+        with standin.lock:
+            thread = standin.threads.get(thread_id)
+            if thread is None:
+                return {"data": None, "errors": [{"type": "NOT_FOUND", "message": f"no thread {thread_id}"}]}
+            thread["resolved"] = True
+        return {"data": {"resolveReviewThread": {"thread": {"id": thread_id, "isResolved": True}}}}
+    if "reviewThreads" in query:
+        pull = (f"{variables.get('owner')}/{variables.get('name')}".lower(), int(variables.get("number") or 0))
+        with standin.lock:
+            nodes = [
+                {"id": node_id, "isResolved": t["resolved"], "comments": {"nodes": [{"databaseId": t["comments"][0]}]}}
+                for node_id, t in standin.threads.items()
+                if t["pull"] == pull
+            ]
+        threads = {"pageInfo": {"hasNextPage": False, "endCursor": None}, "nodes": nodes}
+        return {"data": {"repository": {"pullRequest": {"reviewThreads": threads}}}}
+    return {"data": None, "errors": [{"message": "the stand-in answers reviewThreads and resolveReviewThread only"}]}
 
 
 def _pull(standin: GitHubStandIn, full_name: str, number: int) -> dict[str, Any]:

@@ -48,7 +48,8 @@ FAMILIES: frozenset[str] = frozenset(
     }
 )
 SEVERITIES: frozenset[str] = frozenset({"info", "warning", "error"})
-_KNOWN_KEYS = frozenset({"version", "level", "ignore", "disable", "conventions", "severity", "thresholds"})
+# "review" belongs to the code-host app (comments or annotations only, comments per push).
+_KNOWN_KEYS = frozenset({"version", "level", "ignore", "disable", "conventions", "severity", "thresholds", "review"})
 _RULE_RE = re.compile(r"^[a-z_]+(\.[A-Za-z0-9_\-]+)*$")
 
 
