@@ -341,10 +341,8 @@ async def add_pr_finding(session: AsyncSession, **values: Any) -> None:
     )
 
 
-async def update_pr_finding(session: AsyncSession, finding_id: str, **values: Any) -> None:
-    await session.execute(
-        update(PrFinding).where(PrFinding.id == finding_id).values({"updated_at": now_ms(), **values})
-    )
+async def update_pr_finding(session: AsyncSession, row_id: str, /, **values: Any) -> None:
+    await session.execute(update(PrFinding).where(PrFinding.id == row_id).values({"updated_at": now_ms(), **values}))
 
 
 async def pr_finding_by_comment(session: AsyncSession, comment_id: int, *, lock: bool = True) -> PrFinding | None:

@@ -58,7 +58,6 @@ class FakeAnalyzer(analyzer_pb2_grpc.AnalyzerServiceServicer):
             audit_id="audit-1", commit=request.head, findings=self.findings, files_analyzed=len(request.files)
         )
 
-
     async def ReportFindings(
         self, request: analyzer_pb2.ReportFindingsRequest, context: grpc.aio.ServicerContext
     ) -> analyzer_pb2.ReportFindingsResponse:

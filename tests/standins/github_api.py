@@ -14,6 +14,7 @@ import copy
 import hashlib
 import json
 import re
+import subprocess
 import threading
 import time
 from dataclasses import dataclass, field
@@ -81,6 +82,7 @@ class GitHubStandIn:
         self.reactions: dict[int, list[dict[str, Any]]] = {}
         self.issue_comments: list[dict[str, Any]] = []
         self.contents: dict[tuple[str, str, str], str] = {}  # (repo, path, ref) -> text
+        self.git_dirs: dict[str, Path] = {}  # owner/repo -> a bare repository served over dumb HTTP
         self.hook_deliveries: list[dict[str, Any]] = []
         self.refused_installations: set[int] = set()
         self.rules: list[_Rule] = []
@@ -96,12 +98,22 @@ class GitHubStandIn:
         return f"http://127.0.0.1:{self.port}{PREFIX}"
 
     def env(self) -> dict[str, str]:
-        """Settings that point a hostapp process at this stand-in."""
+        """Settings that point a hostapp process at this stand-in, and let the indexer clone
+        the repositories it serves (http on loopback, this origin only)."""
         return {
             "CR_HOSTAPP_GITHUB_API_URL": self.url,
             "CR_HOSTAPP_APP_ID": self.app_id,
             "CR_HOSTAPP_PRIVATE_KEY": self.private_key_pem,
+            "CR_INDEXER_ALLOWED_URL_SCHEMES": "https,http",
+            "CR_INDEXER_ALLOWED_CLONE_ORIGINS": f"127.0.0.1:{self.port}",
         }
+
+    def serve_git(self, full_name: str, bare: Path) -> None:
+        """Serve a bare repository at ``/<owner>/<repo>.git`` (git's dumb HTTP protocol: static
+        files; ``git update-server-info`` is run here and must be again after each push)."""
+        subprocess.run(["git", "update-server-info"], cwd=bare, check=True)
+        with self.lock:
+            self.git_dirs[full_name.lower()] = bare
 
     def close(self) -> None:
         for rule in self.rules:
@@ -221,6 +233,8 @@ def _handler(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
 
         def _serve(self, method: str) -> None:
             parts = urlsplit(self.path)
+            if method == "GET" and (m := re.fullmatch(r"/([^/]+/[^/]+)\.git/(.+)", parts.path)):
+                return self._serve_git(m.group(1), m.group(2))
             path = parts.path.removeprefix(PREFIX)
             length = int(self.headers.get("content-length") or 0)
             raw = self.rfile.read(length) if length else b""
@@ -241,6 +255,19 @@ def _handler(standin: GitHubStandIn) -> type[BaseHTTPRequestHandler]:
             except LookupError as exc:
                 status, payload = 404, {"message": f"Not Found: {exc}"}
             self._send(status, payload)
+
+        def _serve_git(self, full_name: str, rest: str) -> None:
+            with standin.lock:
+                bare = standin.git_dirs.get(full_name.lower())
+            target = (bare / rest).resolve() if bare else None
+            if bare is None or target is None or not target.is_relative_to(bare.resolve()) or not target.is_file():
+                return self._send(404, {"message": "Not Found"})
+            data = target.read_bytes()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/octet-stream")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
 
         def _send(self, status: int, payload: Any) -> None:
             data = json.dumps(payload).encode()
