@@ -184,7 +184,7 @@ def conclusion(new: Sequence[analyzer_pb2.Finding], fail_on: str) -> str:
     return "neutral"
 
 
-def annotations(new: Sequence[analyzer_pb2.Finding]) -> list[dict[str, Any]]:
+def annotations_for(new: Sequence[analyzer_pb2.Finding]) -> list[dict[str, Any]]:
     """Check-run annotations for what the change introduced: strict findings warn (an error
     fails), loose ones are notices."""
     out: list[dict[str, Any]] = []

@@ -235,7 +235,7 @@ class PrWorker:
         conclusion = review.conclusion(parts.new, self.settings.fail_on)
         fixed = sum(1 for r in rows if r.state == FIXED)
         output = review.summary(result, parts, plan, len(files), fixed=fixed, fixed_now=[r.rule for r in fixed_now])
-        await self._complete(job, conclusion, output, review.annotations(parts.new))
+        await self._complete(job, conclusion, output, review.annotations_for(parts.new))
         await self._finish(
             job,
             COMPLETED,

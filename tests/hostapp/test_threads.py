@@ -85,7 +85,8 @@ async def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fix
 
     # The same finding two lines lower: no review, no comment; the row follows it.
     moved = await push(app, standin, "2" * 40, MOVED, [finding(6)])
-    assert len(standin.reviews) == 1 and len(standin.review_comments(REPO, 2)) == 1
+    assert len(standin.reviews) == 1
+    assert len(standin.review_comments(REPO, 2)) == 1
     (row,) = await rows(app)
     assert (row.state, row.line, row.last_head) == ("open", 6, "2" * 40)
     assert "1 already commented on an earlier push" in standin.check_runs[moved.check_run_id]["output"]["summary"]

@@ -248,7 +248,8 @@ async def test_a_head_dropped_while_closed_is_reviewed_when_reopened(db: Databas
     async with db.session() as session:
         await queries.update_job(session, first.job_id, state="dropped")
     again = await deliver(db, "pull_request", raw("pull_request.reopened"))
-    assert again.handled and again.job_id != first.job_id
+    assert again.handled
+    assert again.job_id != first.job_id
     assert len(await all_jobs(db)) == 2
 
 
@@ -260,7 +261,8 @@ async def test_a_check_run_re_request_reviews_the_head_again(db: Database) -> No
     rerun["check_run"]["external_id"] = first.job_id
     rerun["installation"] = {"id": 1}
     out = await deliver(db, "check_run", rerun)
-    assert out.handled and out.job_id != first.job_id
+    assert out.handled
+    assert out.job_id != first.job_id
     jobs = await all_jobs(db)
     assert [(j.head_sha, j.rerun, j.state) for j in jobs] == [(PR_HEAD, False, "completed"), (PR_HEAD, True, "queued")]
     # Not ours (no such job): ignored.

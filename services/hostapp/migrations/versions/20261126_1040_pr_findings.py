@@ -49,7 +49,7 @@ def upgrade() -> None:
             "repo_key",
             "pr_number",
             "fingerprint",
-            name=op.f("uq_pr_findings_installation_id_repo_key_pr_number_fingerprint"),
+            name=op.f("uq_pr_findings_installation_id"),
         ),
     )
     op.create_index("ix_pr_findings_comment_id", "pr_findings", ["comment_id"], unique=False)
