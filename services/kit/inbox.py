@@ -149,6 +149,7 @@ class DurableConsumer:
             beat()
             for msg in msgs:
                 await self._handle_one(msg, handle)
+                beat()  # progress is per message: a batch of slow ones is not a stall
 
     async def _handle_one(self, msg: Msg, handle: Callable[[Msg], Awaitable[object]]) -> None:
         """One message, heartbeated while it runs; whatever it raises stays with it.

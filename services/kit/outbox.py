@@ -80,23 +80,31 @@ async def add_event(session: AsyncSession, table: Table, subject: str, event_typ
 
 
 class OutboxRelay:
-    """Publishes committed outbox rows in order; several replicas may run (SKIP LOCKED)."""
+    """Publishes committed outbox rows in order; several replicas may run (SKIP LOCKED).
 
-    def __init__(self, db: Database, bus: Bus, table: Table, service: str, poll_seconds: float = 0.5) -> None:
+    Its liveness is its progress: it beats once per event NATS acknowledged, so a backlog that
+    stays above a batch for minutes is a busy relay, not a stalled one, and a slow NATS only
+    has to acknowledge one event per stall limit."""
+
+    def __init__(
+        self, db: Database, bus: Bus, table: Table, service: str, poll_seconds: float = 0.5, batch: int = 100
+    ) -> None:
         self.db = db
         self.bus = bus
         self.table = table
         self.service = service
         self.poll_seconds = poll_seconds
+        self.batch = batch
         self._wake = asyncio.Event()
         self._stopping = False
 
     def wake(self) -> None:
         self._wake.set()
 
-    async def relay_once(self, batch: int = 100) -> int:
+    async def relay_once(self, batch: int | None = None) -> int:
         """Publish up to ``batch`` pending events; return how many were acknowledged."""
         t = self.table
+        batch = batch or self.batch
         published = 0
         async with self.db.session() as session:
             rows = (
@@ -119,6 +127,7 @@ class OutboxRelay:
                     break
                 await session.execute(update(t).where(t.c.id == row.id).values(published_at=now_ms()))
                 published += 1
+                beat()
         return published
 
     async def update_lag(self) -> None:
@@ -140,8 +149,8 @@ class OutboxRelay:
                 n = await self.relay_once()
                 await self.update_lag()
                 backoff = self.poll_seconds if n or self.bus.connected else min(backoff * 2, 5.0)
-                if n == 100:
-                    continue
+                if n == self.batch:
+                    continue  # more are waiting; relay_once beat for each one it published
             except asyncio.CancelledError:
                 raise
             except Exception as exc:

@@ -5,7 +5,9 @@ for good (issue 10, finding 1): the exception ended the consumer loop and nobody
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
+from functools import partial
 from pathlib import Path
 
 from nats.aio.msg import Msg
@@ -13,6 +15,7 @@ from nats.aio.msg import Msg
 from services.devrun.infra import EmbeddedNats
 from services.kit.bus import INDEX_JOBS, SUBJECT_INDEX_JOB, Bus
 from services.kit.inbox import DurableConsumer
+from services.kit.supervision import Supervisor
 
 
 async def wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -85,3 +88,36 @@ async def test_an_existing_durable_takes_the_declared_ack_wait(bus: Bus) -> None
     await new._subscribe()
     info = await bus.js.consumer_info(bus.stream_name(INDEX_JOBS), "jobs")
     assert info.config.ack_wait == 30
+
+
+async def test_a_batch_of_slow_messages_is_progress_not_a_stall(bus: Bus) -> None:
+    """Liveness counts handled messages, not fetches: ten messages of one fetch that take 4 s
+    each (on the supervisor's clock, moved by the handler) are 40 s against a 10 s stall limit,
+    and the consumer stays healthy."""
+    now = [0.0]
+    fatal: list[str] = []
+    sup = Supervisor("t-consumer-batch", on_fatal=fatal.append, clock=lambda: now[0], check_interval=3600.0)
+    consumer = DurableConsumer(bus, INDEX_JOBS, "jobs", SUBJECT_INDEX_JOB, service="test", batch=10)
+    handled: list[bytes] = []
+    health: list[bool] = []
+
+    async def handle(msg: Msg) -> None:
+        now[0] += 4.0
+        sup.check()
+        health.append(sup.healthy())
+        handled.append(msg.data)
+        await msg.ack_sync()
+
+    for i in range(10):
+        await bus.publish(SUBJECT_INDEX_JOB, str(i).encode(), msg_id=str(i))
+    sup.add("consumer", partial(consumer.run, handle), stop=consumer.stop, stall_after=10.0)
+    task = asyncio.create_task(sup.run())
+    try:
+        await wait_for(lambda: len(handled) == 10, 20, "ten messages handled")
+        assert all(health), health
+        assert sup.loops["consumer"].restarts == 0
+    finally:
+        await sup.stop()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task

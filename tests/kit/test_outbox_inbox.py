@@ -1,8 +1,10 @@
-"""The outbox relay survives NATS being down; a duplicate message is applied once."""
+"""The outbox relay survives NATS being down and drains a long backlog without being taken
+for stalled; a duplicate message is applied once."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import tempfile
 from pathlib import Path
 
@@ -15,6 +17,9 @@ from services.devrun.infra import EmbeddedNats
 from services.kit.bus import SUBJECT_ANALYSIS_COMPLETED, Bus
 from services.kit.inbox import EventConsumer
 from services.kit.outbox import OutboxRelay, add_event, envelope, pending_count
+from services.kit.supervision import Supervisor
+
+BATCH = 100  # the relay's batch
 
 
 async def _stage(db, n: int) -> None:
@@ -111,3 +116,37 @@ async def test_duplicate_message_is_applied_once(make_db, bus: Bus) -> None:
     async with db.session() as session:
         applied = (await session.execute(text("select count(*) from applied"))).scalar()
     assert applied == 1
+
+
+async def test_a_backlog_above_a_batch_past_the_stall_limit_is_progress_not_a_stall(make_db, bus: Bus) -> None:
+    """The relay drains a backlog that stays above one batch for longer than its stall limit:
+    every acknowledged event counts as progress, so the process stays ready throughout. The
+    supervisor's clock is the test's: it moves 3 s per committed batch, 24 s against a 10 s limit."""
+    db = make_db("billing")
+    now = [0.0]
+    fatal: list[str] = []
+    sup = Supervisor("t-relay-backlog", on_fatal=fatal.append, clock=lambda: now[0], check_interval=3600.0)
+    relay = OutboxRelay(db, bus, outbox, "test")
+    sup.add("outbox-relay", relay.run, stop=relay.stop, stall_after=10.0)
+    await _stage(db, 3 * BATCH)
+    task = asyncio.create_task(sup.run())
+    try:
+        for _ in range(8):
+            now[0] += 3.0
+            before = await pending_count(db, outbox)
+            deadline = asyncio.get_running_loop().time() + 30.0
+            while await pending_count(db, outbox) >= before:  # a batch committed since the clock moved
+                assert asyncio.get_running_loop().time() < deadline, "the relay committed nothing"
+                await asyncio.sleep(0.02)
+            await _stage(db, BATCH)
+            assert await pending_count(db, outbox) > BATCH
+            sup.check()
+            assert sup.healthy(), sup.problems()
+        assert now[0] > 2 * 10.0
+        assert sup.loops["outbox-relay"].restarts == 0
+        assert not fatal
+    finally:
+        await sup.stop()
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
