@@ -40,6 +40,10 @@ class IndexStatus(BaseModel):
     incremental: bool = False
     target_sha: str = ""
     timings: dict[str, float] = Field(default_factory=dict, description="Phase -> seconds (when ready)")
+    notes: list[str] = Field(
+        default_factory=list,
+        description="Of a ready run: what it accepted or left out (malformed git history, unaddressable paths)",
+    )
 
     @property
     def finished(self) -> bool:

@@ -21,6 +21,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.contracts.v1 import events_pb2
 from services.hostapp import conversation, jobs, queries
 from services.hostapp.models import ACTIVE, COMPLETED, FAILED, REMOVED, SKIPPED, SUSPENDED, outbox
+from services.hostapp.payload_bounds import header_problem, payload_problem
 from services.kit.bus import SUBJECT_INSTALLATION_REPOS
 from services.kit.db import Database
 from services.kit.errors import ServiceError
@@ -43,6 +44,7 @@ class Outcome:
     job_id: str = ""
     duplicate: bool = False
     conversation: bool = False  # a verdict or reply was queued for the feedback sender
+    refused: str = ""  # an impossible value (payload_bounds.py): recorded, then answered 400
 
 
 Handler = Callable[[AsyncSession, str, str, dict[str, Any]], Awaitable[Outcome]]
@@ -54,28 +56,38 @@ async def receive(db: Database, delivery_id: str, event: str, body: bytes, *, sl
     rather than as a client error."""
     try:
         async with db.session() as session:
-            return await handle(session, delivery_id, event, body, slug=slug)
+            result = await handle(session, delivery_id, event, body, slug=slug)
     except (DBAPIError, PoolTimeout):
         raise ServiceError("service_unavailable", "the hostapp database is unavailable") from None
+    if result.refused:
+        raise ServiceError("bad_request", result.refused, {"delivery_id": delivery_id})
+    return result
 
 
 async def handle(
     session: AsyncSession, delivery_id: str, event: str, body: bytes, *, slug: str = DEFAULT_SLUG
 ) -> Outcome:
-    if not delivery_id or not event:
-        raise ServiceError("bad_request", "delivery id and event are required")
+    problem = header_problem(delivery_id, event)
+    if problem:
+        raise ServiceError("bad_request", problem)
     try:
         payload = orjson.loads(body)
     except orjson.JSONDecodeError:
         raise ServiceError("bad_request", "payload is not JSON") from None
     if not isinstance(payload, dict):
         raise ServiceError("bad_request", "payload is not a JSON object")
-    action = str(payload.get("action") or "")
-    installation_id = _installation_id(payload)
+    problem = payload_problem(event, payload)
+    action = "" if problem else str(payload.get("action") or "")
+    installation_id = None if problem else _installation_id(payload)
     if not await queries.record_delivery(session, delivery_id, event, action, installation_id):
         log.info("webhook.code_host.duplicate %s (%s.%s)", delivery_id, event, action)
         recorded = await queries.delivery(session, delivery_id)
         return Outcome(False, "duplicate delivery", (recorded.job_id or "") if recorded else "", duplicate=True)
+    if problem:
+        outcome = f"refused: {problem}"[:200]
+        await queries.set_delivery_outcome(session, delivery_id, False, outcome, None)
+        log.warning("webhook.code_host.refused %s (%s): %s", delivery_id, event, problem)
+        return Outcome(False, outcome, refused=problem)
     handler = HANDLERS.get(event)
     if handler is not None:
         result = await handler(session, delivery_id, action, payload)

@@ -91,6 +91,8 @@ class IndexRun(Base):
     error: Mapped[str] = mapped_column(Text, default="")
     error_code: Mapped[str] = mapped_column(String(50), default="")
     timings: Mapped[dict[str, Any]] = mapped_column(JSONB, default=dict)
+    # What a ready run let through or left out that its user should know (fsck.py, ingestion bounds).
+    notes: Mapped[list[str]] = mapped_column(JSONB, default=list)
     queued_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
     started_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     finished_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)

@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 
 from services.indexer import bulk
+from services.indexer.addressable import split_addressable
 from services.indexer.extraction import ExtractorPool, ExtractTask, Item
 from services.indexer.facts_codec import (
     FileSummary,
@@ -62,6 +63,7 @@ PERMANENT_GIT_CODES = frozenset(
         "ref_not_found",
         "repository_too_large",
         "output_too_large",
+        "unsafe_objects",
     }
 )
 
@@ -135,6 +137,7 @@ class SnapshotResult:
     files_skipped: int
     timings: dict[str, float]
     failures: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # for the run's user (see IndexRun.notes)
 
 
 class _Clock:
@@ -175,7 +178,7 @@ def build_snapshot(inp: PipelineInput, limits: Limits, pool: ExtractorPool, prog
         branch = _default_branch(mirror.path)
         clock.lap("fetch")
         progress.phase = "listing"
-        entries = list_tree(mirror.path, commit, max_entries=limits.max_files)
+        entries, left_out = split_addressable(list_tree(mirror.path, commit, max_entries=limits.max_files))
         clock.lap("tree")
     except GitError as exc:
         raise git_failure(exc) from exc
@@ -234,6 +237,7 @@ def build_snapshot(inp: PipelineInput, limits: Limits, pool: ExtractorPool, prog
         files_skipped=sum(1 for f in files if f.skipped),
         timings=clock.timings,
         failures=failures,
+        notes=[*mirror.notes, *left_out],
     )
 
 

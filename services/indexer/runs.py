@@ -9,6 +9,7 @@ back (transient failure, expired lease) while attempts remain.
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from sqlalchemy.exc import IntegrityError
@@ -46,6 +47,7 @@ def status_of(repo: Repository, run: IndexRun | None) -> indexer_pb2.IndexStatus
     status.finished_at = run.finished_at or 0
     status.incremental = run.incremental
     status.target_sha = run.target_sha
+    status.notes.extend(run.notes or [])
     for phase, seconds in (run.timings or {}).items():
         if isinstance(seconds, int | float):
             status.timings[phase] = float(seconds)
@@ -160,6 +162,7 @@ async def complete(
     files_parsed: int,
     files_skipped: int,
     timings: dict[str, float],
+    notes: Sequence[str] = (),
 ) -> None:
     now = now_ms()
     run.state = "ready"
@@ -169,6 +172,7 @@ async def complete(
     run.files_parsed = files_parsed
     run.files_skipped = files_skipped
     run.timings = timings
+    run.notes = list(notes)
     run.finished_at = now
     run.updated_at = now
     run.lease_expires_at = None

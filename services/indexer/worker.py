@@ -182,6 +182,7 @@ class IndexWorker:
                     files_parsed=result.files_parsed,
                     files_skipped=result.files_skipped,
                     timings=result.timings,
+                    notes=result.notes,
                 )
                 await queries.delete_other_snapshots(session, repo.id, result.snapshot_id)
         if owned is None or current is None:

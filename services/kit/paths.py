@@ -2,12 +2,13 @@
 ``?path=`` filter, a diff header): the gateway checks it at the edge, and the indexer and
 analyzer apply the same function, so no route accepts what another refuses.
 
-Nothing is silently repaired: ``/etc/passwd`` is refused, not read as ``etc/passwd``.
+Nothing is silently repaired: ``/etc/passwd`` is refused, not read as ``etc/passwd``, and
+``a//b.py`` or ``./a.py`` is refused, not read as ``a/b.py`` or ``a.py``: a path is answered
+under exactly the name it was sent with, or not at all.
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 
 MAX_PATH_LENGTH = 4096
@@ -15,7 +16,7 @@ _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 def repo_path(path: str) -> str:
-    """The normalized POSIX path (``./a//b`` → ``a/b``), or ``ValueError`` saying what is wrong."""
+    """The path itself when it names a file the way git does, or ``ValueError`` saying what is wrong."""
     if not isinstance(path, str) or not path:
         raise ValueError("path is empty")
     if len(path) > MAX_PATH_LENGTH:
@@ -29,9 +30,12 @@ def repo_path(path: str) -> str:
     parts = path.split("/")
     if ".." in parts:
         raise ValueError("path must not contain '..'")
-    normalized = posixpath.normpath(path)
-    if normalized == ".":
+    if path == ".":
         raise ValueError("path names the repository root, not a file")
-    if ".git" in (part.lower() for part in normalized.split("/")):
+    if "." in parts:
+        raise ValueError("path must not contain '.' components (write it as git names it)")
+    if "" in parts:
+        raise ValueError("path must not contain an empty component ('//' or a trailing '/')")
+    if ".git" in (part.lower() for part in parts):
         raise ValueError("path must not point into .git")
-    return normalized
+    return path

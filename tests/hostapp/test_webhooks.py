@@ -287,3 +287,50 @@ async def test_malformed_bodies_are_bad_requests_and_record_nothing(db: Database
             await deliver(db, "pull_request", body)
         assert err.value.code == "bad_request"
     assert await deliveries(db) == {}
+
+
+def _pr_with(path: tuple[str, ...], value: Any) -> dict[str, Any]:
+    body = payload("pull_request.opened")
+    target = body
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return body
+
+
+@pytest.mark.parametrize(
+    ("event", "body", "named"),
+    [
+        ("pull_request", _pr_with(("pull_request", "head", "sha"), "a" * 5000), "pull_request.head.sha"),
+        ("pull_request", _pr_with(("pull_request", "number"), 2**40), "pull_request.number"),
+        ("pull_request", _pr_with(("pull_request",), "opened"), "pull_request must be an object"),
+        ("pull_request", _pr_with(("pull_request", "number"), True), "pull_request.number"),
+        ("pull_request", _pr_with(("installation", "id"), 2**64 - 1), "installation.id"),
+        ("pull_request", _pr_with(("repository", "full_name"), "x" * 400), "repository.full_name"),
+        ("pull_request", _pr_with(("action",), ["opened"]), "action"),
+        ("installation", {**payload("installation.created"), "repositories": "all"}, "repositories must be a list"),
+    ],
+)
+async def test_impossible_values_are_recorded_and_refused_with_400(
+    db: Database, event: str, body: dict[str, Any], named: str
+) -> None:
+    delivery = str(uuid.uuid4())
+    with pytest.raises(ServiceError) as err:
+        await webhooks.receive(db, delivery, event, orjson.dumps(body))
+    assert err.value.code == "bad_request"
+    assert named in err.value.message
+    recorded = (await deliveries(db))[delivery]
+    assert not recorded.handled
+    assert recorded.outcome.startswith("refused: ")
+    assert named in recorded.outcome
+    assert await all_jobs(db) == []
+    # A redelivery of the same id is the recorded no-op, not a second refusal.
+    assert (await webhooks.receive(db, delivery, event, orjson.dumps(body))).duplicate
+
+
+@pytest.mark.parametrize(("delivery", "event"), [("d" * 5000, "pull_request"), ("ok", "e" * 500), ("a b", "x")])
+async def test_headers_that_cannot_be_recorded_are_refused(db: Database, delivery: str, event: str) -> None:
+    with pytest.raises(ServiceError) as err:
+        await webhooks.receive(db, delivery, event, raw("pull_request.opened"))
+    assert err.value.code == "bad_request"
+    assert await deliveries(db) == {}

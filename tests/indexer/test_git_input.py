@@ -212,12 +212,9 @@ def test_public_address_classification() -> None:
 # --- repository paths and revisions ---------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    ("path", "normalized"),
-    [("src/a.py", "src/a.py"), ("./a//b", "a/b"), ("dir name/ü.py", "dir name/ü.py")],
-)
-def test_valid_repo_paths_are_normalized(path: str, normalized: str) -> None:
-    assert validate_repo_path(path) == normalized
+@pytest.mark.parametrize("path", ["src/a.py", "dir name/ü.py"])
+def test_valid_repo_paths_are_taken_as_sent(path: str) -> None:
+    assert validate_repo_path(path) == path
 
 
 @pytest.mark.parametrize(
@@ -230,6 +227,7 @@ def test_valid_repo_paths_are_normalized(path: str, normalized: str) -> None:
         "a/../b.py",  # one rule everywhere (services.kit.paths): no '..' at all
         "..",
         ".",
+        "./a//b",
         "a\x00b",
         "a\\b",
         "C:/x",

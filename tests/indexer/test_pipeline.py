@@ -5,6 +5,9 @@ failures must end in a settled state, never a stuck one."""
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import subprocess
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -465,3 +468,52 @@ async def test_unreachable_url_fails_after_bounded_retries(env: Env) -> None:
     assert final.error_code == "git_failed"
     assert final.attempts == settings.max_attempts
     assert msg.settled[-1] == "ack"
+
+
+def _loose(repo: Path, kind: str, body: bytes) -> str:
+    """Write one object straight into the object database: git's own commands cannot build a
+    tree thousands deep through a file system whose paths end at 4,096 bytes."""
+    raw = f"{kind} {len(body)}\0".encode() + body
+    sha = hashlib.sha1(raw).hexdigest()
+    target = repo / ".git" / "objects" / sha[:2] / sha[2:]
+    target.parent.mkdir(exist_ok=True)
+    if not target.exists():
+        target.write_bytes(zlib.compress(raw, 1))
+    return sha
+
+
+async def test_paths_no_api_can_address_are_left_out_and_said_in_the_notes(env: Env) -> None:
+    root = init_repo(env.root / "deep")
+    commit(root, {"ok.py": "x = 1\n", "win\\style.py": "y = 2\n"}, "files")
+    # A tree 2,500 deep (the bound is the path's length, whatever the depth): its one file's path
+    # is 5,006 characters, past what any route takes.
+    tree = _loose(root, "tree", b"100644 x.py\0" + bytes.fromhex(_loose(root, "blob", b"z = 3\n")))
+    for _ in range(2_500):
+        tree = _loose(root, "tree", b"40000 d\0" + bytes.fromhex(tree))
+    top = git(root, "rev-parse", "HEAD^{tree}")
+    listing = git(root, "ls-tree", top) + f"\n040000 tree {tree}\td\n"
+    new_top = (
+        subprocess.run(["git", "mktree"], cwd=root, input=listing.encode(), check=True, capture_output=True)
+        .stdout.decode()
+        .strip()
+    )
+    head = git(root, "commit-tree", new_top, "-p", "HEAD", "-m", "deep")
+    git(root, "update-ref", "refs/heads/main", head)
+
+    repo = await env.register("deep")
+    status = await env.index(repo.id)
+
+    assert status.state == "ready", status.error
+    assert status.files_total == 1
+    assert [n.split(":")[0] for n in status.notes] == [
+        "left out 1 file(s) no API can address (path contains a backslash; use '/')",
+        "left out 1 file(s) no API can address (path longer than 4096 characters)",
+    ]
+    assert "(5006 characters)" in status.notes[1]
+    async with env.db.session() as session:
+        stored = (await session.execute(select(SnapshotFile.path))).scalars().all()
+        longest = (await session.execute(select(func.max(func.length(SnapshotFile.path))))).scalar()
+    assert stored == ["ok.py"]
+    assert longest == len("ok.py")
+    history = await env.read("GetHistory", repo.id)
+    assert all(len(s.path) < 4096 for s in history.repository.hot_spots)

@@ -345,6 +345,7 @@ class IndexStatus(_message.Message):
     TIMINGS_FIELD_NUMBER: _builtins.int
     ERROR_CODE_FIELD_NUMBER: _builtins.int
     PHASE_FIELD_NUMBER: _builtins.int
+    NOTES_FIELD_NUMBER: _builtins.int
     repository_id: _builtins.str
     state: _builtins.str
     """"" (never indexed) | queued | indexing | ready | failed"""
@@ -372,6 +373,10 @@ class IndexStatus(_message.Message):
     def timings(self) -> _containers.ScalarMap[_builtins.str, _builtins.float]:
         """phase -> seconds"""
 
+    @_builtins.property
+    def notes(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """of a ready run: malformed history accepted, paths left out (docs/indexing.md)"""
+
     def __init__(
         self,
         *,
@@ -394,10 +399,11 @@ class IndexStatus(_message.Message):
         timings: _abc.Mapping[_builtins.str, _builtins.float] | None = ...,
         error_code: _builtins.str = ...,
         phase: _builtins.str = ...,
+        notes: _abc.Iterable[_builtins.str] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "error", b"error", "error_code", b"error_code", "files_done", b"files_done", "files_parsed", b"files_parsed", "files_skipped", b"files_skipped", "files_total", b"files_total", "finished_at", b"finished_at", "head_sha", b"head_sha", "incremental", b"incremental", "phase", b"phase", "queued_at", b"queued_at", "repository_id", b"repository_id", "run_id", b"run_id", "run_state", b"run_state", "started_at", b"started_at", "state", b"state", "target_sha", b"target_sha", "timings", b"timings"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["attempts", b"attempts", "error", b"error", "error_code", b"error_code", "files_done", b"files_done", "files_parsed", b"files_parsed", "files_skipped", b"files_skipped", "files_total", b"files_total", "finished_at", b"finished_at", "head_sha", b"head_sha", "incremental", b"incremental", "notes", b"notes", "phase", b"phase", "queued_at", b"queued_at", "repository_id", b"repository_id", "run_id", b"run_id", "run_state", b"run_state", "started_at", b"started_at", "state", b"state", "target_sha", b"target_sha", "timings", b"timings"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -25,6 +25,7 @@ from services.indexer.git.errors import (
     GitError,
     GitOperationError,
 )
+from services.indexer.git.fsck import tolerated_notes, unsafe_objects
 from services.indexer.git.paths import LocalRepository, validate_rev
 from services.indexer.git.runner import GitAccess, run_git
 from services.indexer.git.urls import CloneUrl
@@ -41,6 +42,7 @@ class MirrorResult:
     created: bool  # cloned by this call (False: fetched into an existing mirror)
     size_bytes: int
     head: str | None  # sha HEAD resolves to, None for a repository without commits
+    notes: tuple[str, ...] = ()  # what the fetch let through (malformed history, see fsck.py)
 
 
 def _access_for(source: CloneUrl | LocalRepository, token: str | None) -> tuple[str, GitAccess]:
@@ -116,22 +118,34 @@ def ensure_mirror(
     dest_path.parent.mkdir(parents=True, exist_ok=True)
     url, access = _access_for(source, token)
     with _locked(dest_path):
-        if (dest_path / "HEAD").is_file():
-            _fetch(dest_path, url, access, timeout, max_size_bytes)
-            created = False
-        else:
-            _clone(dest_path, url, access, timeout, max_size_bytes)
-            created = True
+        try:
+            if (dest_path / "HEAD").is_file():
+                stderr = _fetch(dest_path, url, access, timeout, max_size_bytes)
+                created = False
+            else:
+                stderr = _clone(dest_path, url, access, timeout, max_size_bytes)
+                created = True
+        except GitError as exc:
+            unsafe = unsafe_objects(exc)
+            if unsafe is None:
+                raise
+            raise unsafe from exc
         size = directory_size(dest_path)
         if size > max_size_bytes:
             raise GitOperationError(REPOSITORY_TOO_LARGE, f"mirror is {size} bytes, limit {max_size_bytes}")
-        return MirrorResult(path=dest_path, created=created, size_bytes=size, head=_head_or_none(dest_path))
+        return MirrorResult(
+            path=dest_path,
+            created=created,
+            size_bytes=size,
+            head=_head_or_none(dest_path),
+            notes=tuple(tolerated_notes(stderr)),
+        )
 
 
-def _clone(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: int) -> None:
+def _clone(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: int) -> str:
     tmp = Path(tempfile.mkdtemp(prefix=f".{dest.name}.", suffix=".tmp", dir=dest.parent))
     try:
-        run_git(
+        result = run_git(
             ["clone", "--bare", "--quiet", "--no-local", "--template="],
             user_args=[url, str(tmp)],
             access=access,
@@ -147,13 +161,14 @@ def _clone(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: i
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
+    return result.stderr
 
 
-def _fetch(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: int) -> None:
+def _fetch(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: int) -> str:
     # The registered URL may have changed since the clone; the stored one is never trusted.
     run_git(["config", "remote.origin.url", url], git_dir=dest)
     try:
-        run_git(
+        result = run_git(
             ["fetch", "--prune", "--quiet", "--no-write-fetch-head", "origin"],
             git_dir=dest,
             access=access,
@@ -167,6 +182,7 @@ def _fetch(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: i
         raise
     if _head_or_none(dest) is None and _has_refs(dest):
         _repair_head(dest, access, timeout)
+    return result.stderr
 
 
 def _repair_head(dest: Path, access: GitAccess, timeout: float) -> None:

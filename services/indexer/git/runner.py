@@ -30,6 +30,7 @@ from services.indexer.git.errors import (
     GitError,
     GitOperationError,
 )
+from services.indexer.git.fsck import FSCK_CONFIG
 
 DEFAULT_TIMEOUT = 120.0
 DEFAULT_MAX_OUTPUT = 64 * 1024 * 1024
@@ -63,11 +64,8 @@ _SEALED_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.pager", "cat"),
     ("core.quotePath", "false"),
     ("credential.helper", ""),
-    ("transfer.fsckObjects", "true"),
-    # Ancient but legitimate histories trip these purely cosmetic checks.
-    ("fetch.fsck.zeroPaddedFilemode", "ignore"),
-    ("fetch.fsck.badTimezone", "ignore"),
-    ("fetch.fsck.missingSpaceBeforeDate", "ignore"),
+    # Objects are checked as they arrive; only malformed history is let through (fsck.py).
+    *FSCK_CONFIG,
     ("submodule.recurse", "false"),
     ("fetch.recurseSubmodules", "false"),
     ("http.sslVerify", "true"),
