@@ -88,7 +88,7 @@ def extract(path: str, data: bytes, *, max_bytes: int = 1_000_000, blob_sha: str
         facts.skipped = "generated"
         return facts
 
-    facts.is_test = is_test_path(path, language)
+    facts.is_test = is_test_path(path, language) and not _library_tests_module(path, language, data)
     facts.module = module_name(path, language)
     if language == "gomod":
         match = _GO_MODULE.search(data)
@@ -108,6 +108,21 @@ def extract(path: str, data: bytes, *, max_bytes: int = 1_000_000, blob_sha: str
         facts.tests_for = tests_for(path, language, facts.module, facts.imports)
     facts.formatting = compute(text, data, double, single)
     return facts
+
+
+# What makes a ``tests.py`` a test module for a runner: pytest does not collect ``tests.py`` by
+# default and unittest's discovery needs TestCase classes, so one that imports neither framework
+# and defines no Test class is a library module (jinja's template tests: ``test_odd(value)``).
+_TEST_FRAMEWORK = re.compile(
+    rb"^\s*(?:import|from)\s+(?:unittest|pytest|django\.test|hypothesis)\b|^class\s+Test", re.M
+)
+
+
+def _library_tests_module(path: str, language: str, data: bytes) -> bool:
+    parts = path.split("/")
+    if language != "python" or parts[-1] != "tests.py" or {"tests", "test"} & set(parts[:-1]):
+        return False
+    return _TEST_FRAMEWORK.search(data) is None
 
 
 def tests_for(path: str, language: str, module: str, imports: tuple[Import, ...]) -> tuple[str, ...]:

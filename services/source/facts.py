@@ -17,7 +17,9 @@ import msgspec
 #    handlers that re-raise are neither bare, broad nor swallowed.
 # 5: a handler with a comment, or a Python handler of named exceptions, does not swallow.
 # 6: Formatting.max_judged_line_length; a bare `except:` that raises another exception is bare.
-FACTS_SCHEMA_VERSION = 6
+# 7: print(..., file=stream) is not a print_call; a bare `except:` is exempt only when its handler
+#    re-raises on every path; for/with/comprehension targets are variables.
+FACTS_SCHEMA_VERSION = 7
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):
@@ -53,6 +55,7 @@ class Import(msgspec.Struct, frozen=True, array_like=True):
     resolved_path: str = ""  # a file of the repository it resolves to, "" when external/unknown
     is_relative: bool = False
     group: str = ""  # stdlib | third_party | local, where the language lets us tell
+    typing_only: bool = False  # under ``if TYPE_CHECKING:``: for the type checker, not run
 
 
 class Formatting(msgspec.Struct, frozen=True):

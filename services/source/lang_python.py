@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import msgspec
 from tree_sitter import Node
 
 from services.source.common import UPPER_CASE, Ctx, Scopes, captures, case_visibility, first_named, is_logger
@@ -18,6 +19,9 @@ _CAPTURES = (
     ("import_from_statement", "import_from"),
     ("future_import_statement", "import_from"),
     ("assignment", "assign"),
+    ("for_statement", "loop"),
+    ("for_in_clause", "loop"),
+    ("with_item", "with"),
     ("except_clause", "except"),
     ("except_group_clause", "except"),
     ("assert_statement", "assert"),
@@ -97,10 +101,19 @@ def extract(ctx: Ctx, module: str) -> None:
         file.exported = _exported_names(file, assignments)
     for node in assignments:
         _assignment(file, node)
+    for node in caps.get("loop", []) + caps.get("with", []):
+        _loop_target(file, node)
     for node in caps.get("import", ()):
         _import(ctx, node)
     for node in caps.get("import_from", ()):
         _import_from(ctx, node)
+    if file.typing_blocks:
+        ctx.imports = [
+            msgspec.structs.replace(imp, typing_only=True)
+            if any(start <= imp.line - 1 <= end for start, end in file.typing_blocks)
+            else imp
+            for imp in ctx.imports
+        ]
     for node in caps.get("class", ()):
         _class(file, node)
     for node in caps.get("function", ()):
@@ -270,6 +283,26 @@ def _targets(left: Node) -> list[Node]:
     return []
 
 
+def _loop_target(file: _File, node: Node) -> None:
+    """Names bound by ``for hdr in headers``, ``[x for itm in items]`` and ``with open(p) as fh``
+    are chosen like any variable's, so naming and vocabulary judge them too."""
+    ctx = file.ctx
+    if node.type == "with_item":
+        value = node.child_by_field_name("value")
+        left = value.child_by_field_name("alias") if value is not None and value.type == "as_pattern" else None
+        if left is not None and left.type == "as_pattern_target":
+            left = first_named(left)
+    else:
+        left = node.child_by_field_name("left")
+    if left is None:
+        return
+    owner = file.scopes.at(node.start_byte)
+    owner_node = file.scopes.get(owner)
+    scope = owner_node.start_byte if owner_node is not None else 0
+    for target in _targets(left):
+        ctx.ident(ctx.text(target), "variable", target.start_point.row, scope)
+
+
 def _assignment(file: _File, node: Node) -> None:
     ctx = file.ctx
     left = node.child_by_field_name("left")
@@ -366,13 +399,20 @@ def _reraises(block: Node, *, same: bool = False) -> bool:
     return False
 
 
+def _always_reraises(block: Node) -> bool:
+    """Whether a handler's own statements end in a bare ``raise`` on every path: one at its top
+    level. A ``raise`` under an ``if`` lets the other cases (Ctrl-C among them) be swallowed."""
+    return any(child.type in _RAISE and not child.named_children for child in block.named_children)
+
+
 def _except(ctx: Ctx, node: Node) -> None:
     row = node.start_point.row
     body = next((child for child in reversed(node.named_children) if child.type == "block"), None)
     value = node.child_by_field_name("value")
     # A bare `except:` that raises another exception still catches KeyboardInterrupt and
-    # SystemExit, and turns them into that exception: only a bare `raise` lets them go on.
-    if body is not None and _reraises(body, same=value is None):
+    # SystemExit, and turns them into that exception, and one that re-raises only sometimes
+    # keeps them the other times: only a bare `raise` on every path lets them go on.
+    if body is not None and (_always_reraises(body) if value is None else _reraises(body)):
         return
     caught = broad = ""
     if value is None:
@@ -457,6 +497,18 @@ def _print_rebound(file: _File) -> bool:
     return any(s.name == "print" and not s.parent and s.kind == "function" for s in ctx.symbols)
 
 
+def _writes_to_stream(ctx: Ctx, call: Node) -> bool:
+    """``print(..., file=sys.stderr)``, ``print(line, file=out)``: output sent to a chosen stream
+    (a dev server's messages, a profiler's report) is the program's output, not a leftover."""
+    arguments = call.child_by_field_name("arguments")
+    if arguments is None:
+        return False
+    for arg in arguments.named_children:
+        if arg.type == "keyword_argument" and ctx.text(arg.child_by_field_name("name")) == "file":
+            return True
+    return False
+
+
 def _calls(file: _File) -> None:
     ctx = file.ctx
     rebound: bool | None = None
@@ -468,6 +520,8 @@ def _calls(file: _File) -> None:
                 rebound = _print_rebound(file)
             if rebound:
                 break
+            if parent is not None and _writes_to_stream(ctx, parent):
+                continue
             row = node.start_point.row
             ctx.statement("print_call", row, "main" if file.in_main_block(row) else "print")
     style: str | None = None

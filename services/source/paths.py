@@ -82,13 +82,26 @@ def is_vendored(path: str) -> bool:
     return any(part in _VENDOR_DIRS for part in path.split("/")[:-1])
 
 
+# Build output: a package's `dist/` bundles at any depth, a top-level `build/` (a package named
+# `build` under `src/` is source).
+_BUILD_DIRS = frozenset({"dist"})
+# A generated-file marker is said in a comment at the top; the same words in prose (a README
+# saying its command reference is "automatically generated") do not make the file generated.
+_COMMENT_LINE = re.compile(rb"^[ \t]*(?:#|//|/\*|\*|--|;|<!--|%|\"\"\"|\'\'\')")
+
+
 def is_generated(path: str, data: bytes, language: str, lines: int) -> bool:
     if path.endswith(_GENERATED_SUFFIXES):
         return True
-    head = data[:4096]
-    if any(marker in head for marker in _GENERATED_MARKERS):
+    parts = path.split("/")
+    if _BUILD_DIRS & set(parts[:-1]) or (len(parts) > 1 and parts[0] == "build"):
         return True
-    lowered = head.lower()
+    head = data[:4096]
+    head_lines = head.split(b"\n")
+    said = b"\n".join(head_lines[:1] + [line for line in head_lines[1:] if _COMMENT_LINE.match(line)])
+    if any(marker in said for marker in _GENERATED_MARKERS):
+        return True
+    lowered = said.lower()
     if any(marker in lowered for marker in _GENERATED_MARKERS_LOWER):
         return True
     # Minified or bundled output: a few enormous lines.

@@ -206,7 +206,11 @@ _COMMON = """
     tls tcp udp dns jwt rpc ipc tty pty dom css html json yaml toml gzip zlib crc md5 sha nan inf
     std stdin stdout stderr glob alt ansi ecma mime smtp imap pop3 ldap ntp vm os io ui ux db
 """
-COMMON_WORDS: frozenset[str] = frozenset(_COMMON.split())
+# Short forms with a reading of their own in code, or more than one: ``cls`` is Python's name for
+# the class (not ``close``), ``ops`` operations (not ``options``), ``prs`` pull requests or pairs
+# (not ``parse``), ``itms`` a URL scheme (``itms-services``), not ``items``.
+_READINGS = "cls ops prs itms mcs obj impl"
+COMMON_WORDS: frozenset[str] = frozenset(_COMMON.split()) | frozenset(_READINGS.split())
 
 _TRANS = "trans"  # spelled ``x`` in short forms: txn, xfer, xform
 

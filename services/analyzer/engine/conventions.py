@@ -9,14 +9,13 @@ msgpack so the analyzer can keep it in one PostgreSQL ``bytea`` column and load 
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import msgspec
 
 from services.analyzer.engine.config import RepoConfig
-from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
+from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds, wilson_lower
 
 # Goes up whenever learning changes what a model holds or means; models an older engine learned
 # are relearned in the background when the analyzer starts (services/analyzer/upgrade.py).
@@ -32,7 +31,10 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #    Test coverage counts public library modules only; test naming counts files that hold tests.
 # 7: line length learned from the lines the check judges (no URL lines, no pragma comments); a
 #    bare `except:` raising another exception is bare.
-MODEL_SCHEMA_VERSION = 7
+# 8: strict needs the Wilson lower bound of a flawless record at the bar's count (thresholds.py);
+#    names dictated from outside, loop variables, methods pooled with functions, overrides and
+#    stubs (base_methods, stubs), one finding per handler.
+MODEL_SCHEMA_VERSION = 8
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
@@ -97,20 +99,13 @@ class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
     modules: dict[str, str] = {}  # dotted module -> path, to resolve imports of a file under review
     domains: dict[str, str] = {}  # directory -> domain
     acronyms: tuple[str, ...] = ()  # words written all in capitals inside camel/Pascal names: "http"
+    # Public method names of the classes other classes of the repository derive from: a method of
+    # the same name in a subclass overrides a documented one (documentation.overrides).
+    base_methods: dict[str, tuple[str, ...]] = {}
+    stubs: tuple[str, ...] = ()  # paths of ``.pyi`` files: their module's types live there
     config: RepoConfig = msgspec.field(default_factory=RepoConfig)
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     schema: int = MODEL_SCHEMA_VERSION
-
-
-def wilson_lower(support: int, count: int, z: float = 1.96) -> float:
-    """Lower bound of the 95% Wilson interval: a share that is also sure of its sample size."""
-    if count <= 0:
-        return 0.0
-    p = support / count
-    denom = 1 + z * z / count
-    centre = p + z * z / (2 * count)
-    margin = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count))
-    return max(0.0, (centre - margin) / denom)
 
 
 def wilson_upper(support: int, count: int) -> float:
@@ -151,7 +146,7 @@ def make(
         count=count,
         support=support,
         language=language,
-        level=thresholds.level(rule, share, count),
+        level=thresholds.level(rule, share, count, support),
         confidence=round(wilson_lower(support, count), 4),
         description=description.strip(),
         examples=tuple(examples)[:5],
@@ -196,7 +191,9 @@ def from_counts(
 def relevel(model: ConventionModel, thresholds: Thresholds) -> ConventionModel:
     """The same model judged by other thresholds (used by the benchmark and by config edits)."""
     convs = [
-        c if c.source != "learned" else msgspec.structs.replace(c, level=thresholds.level(c.rule, c.share, c.count))
+        c
+        if c.source != "learned"
+        else msgspec.structs.replace(c, level=thresholds.level(c.rule, c.share, c.count, c.support))
         for c in model.conventions
     ]
     return msgspec.structs.replace(model, conventions=convs, thresholds=thresholds)

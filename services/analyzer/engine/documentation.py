@@ -7,6 +7,7 @@ meaning is fixed by the language.
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import msgspec
@@ -14,7 +15,8 @@ import msgspec
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, is_program, scoped_conventions
+from services.analyzer.engine.naming import imposed_methods
 from services.source.facts import FileFacts, Symbol
 
 FAMILY = "documentation"
@@ -35,8 +37,8 @@ def public_symbols(f: FileFacts) -> list[Symbol]:
     and in TypeScript documented, by its signatures), and a name defined only for the type checker
     is left out altogether.
     """
-    if f.is_test:
-        return []
+    if f.is_test or is_program(f.path):
+        return []  # examples and scripts use the API; they are not part of it
     functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
     private_classes = {s.name for s in f.symbols if s.kind == "class" and s.visibility != "public"}
     runtime: dict[tuple[str, str, str], Symbol] = {}
@@ -77,6 +79,56 @@ def public_symbols(f: FileFacts) -> list[Symbol]:
     ]
 
 
+def _root(base: str) -> str:
+    """``typing.Generic[T]`` -> ``Generic``; ``abc.ABC`` -> ``ABC``: the class a base names."""
+    return base.split("[", 1)[0].split("(", 1)[0].rsplit(".", 1)[-1].strip()
+
+
+# Classes written to be derived from, by name: ``BaseTransport``, ``AbstractLoader``, ``ReprMixin``.
+_BASE_NAME = re.compile(r"^_*(?:Base|Abstract)[A-Z]|(?:Base|Mixin|Interface|ABC)$")
+
+
+def learn_base_methods(files: list[FileFacts]) -> dict[str, tuple[str, ...]]:
+    """The public methods of every class of the repository that another class derives from, or
+    that is named to be derived from."""
+    bases = {_root(b) for f in files for s in f.symbols if s.kind == "class" for b in s.bases}
+    bases.update(s.name for f in files for s in f.symbols if s.kind == "class" and _BASE_NAME.search(s.name))
+    methods: dict[str, set[str]] = {}
+    for f in files:
+        for s in f.symbols:
+            if s.kind == "method" and s.parent in bases and not s.name.startswith("_"):
+                methods.setdefault(s.parent, set()).add(s.name)
+    return {name: tuple(sorted(names)) for name, names in sorted(methods.items())}
+
+
+def overrides(f: FileFacts, base_methods: dict[str, tuple[str, ...]]) -> frozenset[tuple[str, str]]:
+    """(class, method) pairs that override a method of a base class: the base documents it
+    (``close``, ``handle_request`` or ``get_command`` of the repository's own base class,
+    ``values`` of ``Mapping``), and help(), Sphinx and editors show that docstring for the
+    override. Bases are the repository's own classes (``base_methods``) or classes imported
+    from elsewhere, whose methods are named and documented by that interface."""
+    foreign = imposed_methods(f)
+    bases = {s.name: s.bases for s in f.symbols if s.kind == "class" and s.bases}
+    local = {s.name: s for s in f.symbols if s.kind == "class"}
+    own_methods: dict[str, set[str]] = {}
+    for s in f.symbols:
+        if s.kind == "method":
+            own_methods.setdefault(s.parent, set()).add(s.name)
+    out = set()
+    for s in f.symbols:
+        if s.kind != "method" or s.parent not in bases:
+            continue
+        if s.name in foreign:
+            out.add((s.parent, s.name))
+            continue
+        for base in bases[s.parent]:
+            root = _root(base)
+            if s.name in base_methods.get(root, ()) or (root in local and s.name in own_methods.get(root, ())):
+                out.add((s.parent, s.name))
+                break
+    return frozenset(out)
+
+
 def rate_builder(rule: str, kind: str, good: str, inp: LearnInput) -> Build:
     subject = f"public {_PLURAL.get(kind, kind + 's')}"
     predicate = "have a docstring" if good == "documented" else "annotate every parameter and the return"
@@ -109,11 +161,14 @@ def line_of(s: Symbol, named_at: dict[str, list[int]]) -> int:
     return next((n for n in named_at.get(s.name, ()) if s.start_line <= n <= s.end_line), s.start_line)
 
 
-def learn(inp: LearnInput) -> list[Convention]:
+def learn(inp: LearnInput, base_methods: dict[str, tuple[str, ...]] | None = None) -> list[Convention]:
     docs = {k: Tally() for k in KINDS}
     for f in inp.files:
         dom = inp.domains.get(f.path, "")
+        inherited = overrides(f, base_methods or {})
         for s in public_symbols(f):
+            if (s.parent, s.name) in inherited:
+                continue
             docs[s.kind].add(f.language, f.path, dom, "documented" if s.has_docstring else "undocumented")
     out: list[Convention] = []
     for kind, tally in docs.items():
@@ -136,9 +191,10 @@ def check(fc: FileCheck) -> None:
         return convs[rule]
 
     named_at = definition_lines(fc.facts)
+    inherited = overrides(fc.facts, fc.index.model.base_methods)
     for s in symbols:
         line = line_of(s, named_at)
-        if not fc.touches(line, line):
+        if not fc.touches(line, line) or (s.parent, s.name) in inherited:
             continue
         doc = conv_for(doc_rule(s.kind))
         if doc is not None and doc.choice == "documented" and not s.has_docstring:

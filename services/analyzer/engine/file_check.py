@@ -174,7 +174,19 @@ class FileCheck:
             lexed = self.language in LEXED_LANGUAGES
             found = suppressions.parse(self.text, self.lexed().comment_col if lexed else None)
             self.__dict__["_suppressions"] = found
-        return found.covers(rule, line)
+        if found.covers(rule, line):
+            return True
+        if self.language not in LEXED_LANGUAGES or not found.lines:
+            return False
+        # A pragma after a multi-line string covers the whole string, as flake8 and ruff read
+        # it: `# noqa: E501` can only be written on the string's closing line.
+        lexed_scan = self.lexed()
+        if line not in lexed_scan.interior and line not in lexed_scan.string_lines:
+            return False
+        last = line
+        while last + 1 in lexed_scan.interior:
+            last += 1
+        return last != line and found.covers(rule, last)
 
     def touches(self, start: int, end: int) -> bool:
         if self.changed is None:

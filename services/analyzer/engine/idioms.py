@@ -13,7 +13,7 @@ from collections import Counter
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck, enclosing
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, is_program, scoped_conventions
 from services.source.facts import FileFacts
 
 FAMILY = "idioms"
@@ -42,7 +42,16 @@ def _what(kind: str, language: str) -> str:
 _SCRIPT_DIRS = frozenset({"scripts", "script", "examples", "example", "tools", "bin", "docs", "demo", "demos"})
 _SCRIPT_FILES = frozenset({"__main__.py", "setup.py", "conftest.py", "manage.py"})
 _SCRIPT_FUNCS = frozenset({"main", "_main", "_test", "test", "demo", "_demo", "usage", "_usage", "cli", "_cli"})
-_FIXES = {"bare_except": ("except:", "except Exception:")}
+
+
+def _fix(fc: FileCheck, kind: str, line: int) -> str | None:
+    """The flagged line with a bare ``except:`` narrowed to ``except Exception:``, without its
+    indentation (the suggestion replaces the flagged text), and only where the repository does
+    not also avoid ``except Exception`` (the fix would break the next rule)."""
+    if kind != "bare_except" or fc.language != "python" or _enforced(fc, "broad_except") is not None:
+        return None
+    text = fc.lines[line - 1].strip() if 0 < line <= len(fc.lines) else ""
+    return text.replace("except:", "except Exception:", 1) if text.startswith("except:") else None
 
 
 def is_script(path: str) -> bool:
@@ -68,6 +77,9 @@ def occurrences(f: FileFacts, kind: str) -> list[int]:
 def _eligible(f: FileFacts, kind: str) -> bool:
     if kind == "print_call":
         return not f.is_test and not is_script(f.path)
+    if kind == "swallowed_exception":
+        # A benchmark or example that feeds invalid input on purpose ignores the error by design.
+        return not is_program(f.path)
     return True
 
 
@@ -115,17 +127,27 @@ def learn(inp: LearnInput) -> list[Convention]:
     return out
 
 
+def _enforced(fc: FileCheck, kind: str) -> Convention | None:
+    conv = fc.find(AVOIDED[kind][0])
+    if conv is None or conv.choice != "never" or not fc.wants(conv) or not _eligible(fc.facts, kind):
+        return None
+    return conv
+
+
 def check(fc: FileCheck) -> None:
-    for kind, (rule, _) in AVOIDED.items():
-        conv = fc.find(rule)
-        if conv is None or conv.choice != "never" or not fc.wants(conv) or not _eligible(fc.facts, kind):
+    enforced = {kind: _enforced(fc, kind) for kind in AVOIDED}
+    # One handler, one finding: `except Exception: pass` is one problem, the silence, and
+    # `except: pass` the bare clause (it swallows Ctrl-C too), not also the other rule.
+    swallowed = set(occurrences(fc.facts, "swallowed_exception")) if enforced["swallowed_exception"] else set()
+    bare = set(occurrences(fc.facts, "bare_except")) if enforced["bare_except"] else set()
+    for kind, conv in enforced.items():
+        if conv is None:
             continue
         for line in occurrences(fc.facts, kind):
-            fix = _FIXES.get(kind)
-            text = fc.lines[line - 1] if 0 < line <= len(fc.lines) else ""
-            suggestion = text.replace(fix[0], fix[1], 1) if fix and fix[0] in text else None
+            if (kind == "broad_except" and line in swallowed) or (kind == "swallowed_exception" and line in bare):
+                continue
             what = _what(kind, fc.language)
-            fc.emit(conv, line, f"uses {what}; {conv.description}", severity=WARNING, suggestion=suggestion)
+            fc.emit(conv, line, f"uses {what}; {conv.description}", severity=WARNING, suggestion=_fix(fc, kind, line))
     style = fc.find(LOG_STYLE)
     if style is not None and style.choice.startswith("lazily") and fc.wants(style):
         for s in fc.facts.statements:

@@ -87,7 +87,8 @@ def learn(
     convs += new_libraries.learn(inp, modules)
     convs += layering.learn(inp, modules)
     convs += structure.learn(inp)
-    convs += documentation.learn(inp)
+    base_methods = documentation.learn_base_methods(kept)
+    convs += documentation.learn(inp, base_methods)
     convs += typing_family.learn(inp)
     convs += idioms.learn(inp)
     convs += cochange.learn(inp.cochange, th, ignored, history_commits=cochange_commits)
@@ -103,6 +104,8 @@ def learn(
         modules=modules,
         domains=_directory_domains(dom_map),
         acronyms=naming.learn_acronyms(inp),
+        base_methods=base_methods,
+        stubs=typing_family.stub_paths(kept),
         config=cfg,
         thresholds=th,
     )

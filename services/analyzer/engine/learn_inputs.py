@@ -34,6 +34,21 @@ class LearnInput:
         return out
 
 
+# Directories of programs, examples and documentation: code that uses the library rather than
+# being it, held to the library's habits of documenting, annotating and depending on nothing new.
+PROGRAM_DIRS = frozenset(
+    {
+        *("examples", "example", "docs", "doc", "demo", "demos", "scripts", "script", "tools"),
+        *("bin", "benchmarks", "benchmark", "bench", "playground", "samples", "sample"),
+    }
+)
+
+
+def is_program(path: str) -> bool:
+    """A file under an examples/docs/scripts/benchmarks directory."""
+    return bool(PROGRAM_DIRS & set(path.split("/")[:-1]))
+
+
 def default_domain(path: str) -> str:
     """Without the indexer's domains, the first two directories approximate a component."""
     parts = posixpath.dirname(path).split("/")

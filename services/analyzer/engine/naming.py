@@ -9,7 +9,7 @@ from collections import Counter
 from services.analyzer.engine.conventions import Convention, Scope, make
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, majority, scoped_conventions
 from services.source.facts import FileFacts
 from services.source.naming import (
     CAMEL,
@@ -73,6 +73,32 @@ def rule_for(role: str) -> str:
     return f"naming.case.{role}"
 
 
+# Type variables are named by PEP 484's variance suffixes (``_ValueT_co``, ``KT_contra``).
+_TYPE_VARIABLE = re.compile(r"^_*[A-Z][A-Za-z0-9]*_(?:co|contra)$")
+# Bindings of Python's C API keep its names (``Py_buffer``, ``PyObject_GetBuffer``).
+_C_API = re.compile(r"^_*Py[A-Za-z]*_[A-Za-z]")
+# A class named in lower case on purpose: it is used as a function or decorator, the way
+# Python's own ``property``, ``cached_property``, ``partial`` and ``defaultdict`` are classes.
+_FUNCTION_LIKE_CLASS = re.compile(r"^_*[a-z][a-z0-9]*(?:_(?:property|method|classmethod|staticmethod))?$")
+# Locale files are named by their language tag (``pt-BR.ts``, ``zh_Hant.py``), not by the author.
+_LOCALE_FILE = re.compile(r"^[a-z]{2,3}(?:[-_](?:[A-Z]{2}|[A-Z][a-z]{3}|\d{3}))+$")
+_JS_LIKE = frozenset({"javascript", "typescript", "tsx", "jsx"})
+
+
+def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
+    """(role, name) pairs whose case the author did not choose: the names of a ``.pyi`` stub
+    (they mirror its module), classes defined inside a function (made on the fly, often named
+    after what they stand in for), and JavaScript constructors (a PascalCase function is how the
+    language spells a class before ``class``)."""
+    if f.path.endswith(".pyi"):
+        return frozenset((i.role, i.name) for i in f.identifiers)
+    functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
+    out = {("class", s.name) for s in f.symbols if s.kind == "class" and s.parent in functions}
+    if f.language in _JS_LIKE:
+        out.update(("function", i.name) for i in f.identifiers if i.role == "function" and case_style(i.name) == PASCAL)
+    return frozenset(out)
+
+
 def imposed_methods(f: FileFacts) -> frozenset[str]:
     """Methods of classes that derive from a class the repository does not define (imported from
     the standard library or a third-party package, directly or through a class of this file):
@@ -112,7 +138,11 @@ _CLASS_LIKE = frozenset({PASCAL, UPPER_FLAT})
 
 def _judged(name: str, role: str = "") -> str | None:
     """The style a name shows, or None when the name says nothing about a convention."""
-    if name in _HOOKS or _DISPATCH.match(name):
+    if name in _HOOKS or _DISPATCH.match(name) or _TYPE_VARIABLE.match(name) or _C_API.match(name):
+        return None
+    if role == "parameter" and name.startswith("__"):
+        return None  # ``__self``: the positional-only spelling before PEP 570, not a style
+    if role == "class" and _FUNCTION_LIKE_CLASS.match(name):
         return None
     style = case_style(name)
     if style in (DUNDER, NONE):
@@ -121,8 +151,10 @@ def _judged(name: str, role: str = "") -> str | None:
         return None  # UPPER_CASE in a function or class body is still a constant
     if style == MIXED and any(p.isupper() for p in name.split("_")):
         return None  # "HAS_IPv6", "_T_co": an acronym or a type variable bent the name, not a style
-    if style == MIXED and role == "test_function" and name.split("_", 1)[0].islower():
-        return None  # "test_quote_None", "test_returns_Attr": a test's name quotes the code it tests
+    if style == MIXED and role == "test_function":
+        # "test_quote_None", "test_returns_Attr": a test's name quotes the code it tests; Go's
+        # "TestParse_WithFlags" is how `go test` names a case of a test.
+        return None
     return style
 
 
@@ -205,19 +237,41 @@ def learn(inp: LearnInput) -> list[Convention]:
     for f in inp.files:
         if not f.language:
             continue
-        seen: set[tuple[str, str]] = {("method", name) for name in imposed_methods(f)}
+        seen: set[tuple[str, str]] = {("method", name) for name in imposed_methods(f)} | dictated(f)
         for ident in f.identifiers:
             key = (ident.role, ident.name)
             if ident.role in ROLES and key not in seen:
                 seen.add(key)
                 observe(ident.role, f, ident.name)
         stem = file_stem(f.path)
-        if stem:
+        if stem and not _LOCALE_FILE.match(stem):
             observe(FILE_ROLE, f, stem)
+    if "method" in tallies and "function" in tallies:
+        tallies["method"] = _pooled(tallies["method"], tallies["function"])
     out: list[Convention] = []
     for role, tally in tallies.items():
         build = _builder(role, inp, examples.get(role, {}))
         out.extend(scoped_conventions(tally, build, inp, rule_for(role), with_domains=True))
+    return out
+
+
+def _pooled(methods: Tally, functions: Tally) -> Tally:
+    """Methods judged together with functions in each language where both choose the same
+    style: one habit of naming callables. Eleven methods are thin evidence alone, but beside 217
+    snake_case functions they break the same habit (a language where the two differ, Go's
+    exported methods or JavaScript's, keeps its methods apart)."""
+    out = Tally()
+    for lang, counts in methods.by_language.items():
+        fun = functions.by_language.get(lang)
+        same = fun is not None and majority(fun, DEFINITE_STYLES) == majority(counts, DEFINITE_STYLES)
+        out.by_language[lang] = counts + fun if same and fun is not None else Counter(counts)
+        for scoped, pooled, extra in (
+            (methods.by_directory, out.by_directory, functions.by_directory),
+            (methods.by_domain, out.by_domain, functions.by_domain),
+        ):
+            for key, c in scoped.items():
+                if key[0] == lang:
+                    pooled[key] = c + extra.get(key, Counter()) if same else Counter(c)
     return out
 
 
@@ -257,7 +311,7 @@ def check(fc: FileCheck) -> None:
     acronyms = acronyms_of(fc)
     convs: dict[str, Convention | None] = {}
     first_line: dict[tuple[str, str], int] = {}
-    imposed = {("method", name) for name in imposed_methods(fc.facts)}
+    imposed = {("method", name) for name in imposed_methods(fc.facts)} | dictated(fc.facts)
     for ident in fc.facts.identifiers:
         key = (ident.role, ident.name)
         if key in first_line or key in imposed or not fc.touches(ident.line, ident.line):
@@ -300,7 +354,7 @@ def check(fc: FileCheck) -> None:
                 detail={"name": name, "style": style, **({"file_names": len(breaks)} if habit else {})},
             )
     stem = file_stem(fc.path)
-    if stem:
+    if stem and not _LOCALE_FILE.match(stem):
         conv = fc.find(rule_for(FILE_ROLE))
         style = _judged(stem)
         if fc.wants(conv) and style is not None and conv is not None and not compatible(style, conv.choice):

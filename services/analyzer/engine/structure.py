@@ -97,11 +97,18 @@ def tested_stem(path: str) -> str:
 _TEST_CALL = re.compile(r"\b(?:describe|it|test|suite)(?:\.\w+)*\s*\(")
 
 
+# Names a tool requires of a file under tests/ (pytest's conftest.py, a package's __init__.py):
+# not the author's choice of how to name a test file.
+_DICTATED_NAMES = frozenset({"conftest.py", "__init__.py", "__main__.py", "setup.py", "noxfile.py"})
+
+
 def holds_tests(f: FileFacts, text: str | None = None) -> bool:
     """Whether a file under a test directory defines tests. One that does not (``__init__.py``,
     ``helpers.py``, a fixture the tests load) supports them and is named as a module, so its name
     says nothing about how test files are named. JavaScript tests are calls the facts do not
     record: without the text (learning), such a file counts as holding tests."""
+    if posixpath.basename(f.path) in _DICTATED_NAMES:
+        return False
     if any(s.is_test for s in f.symbols):
         return True
     if f.language == "python":

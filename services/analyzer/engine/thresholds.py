@@ -18,6 +18,8 @@ Counts are in each family's own unit, hence the different scales.
 
 from __future__ import annotations
 
+import math
+
 import msgspec
 
 STRICT = "strict"
@@ -36,6 +38,18 @@ def level_rank(level: str) -> int:
     return _RANK.get(level, 0)
 
 
+def wilson_lower(support: int, count: int, z: float = 1.96) -> float:
+    """Lower bound of the 95% Wilson score interval of ``support / count``: the share the
+    repository keeps that its sample size makes sure of (Wilson 1927)."""
+    if count <= 0:
+        return 0.0
+    p = support / count
+    denom = 1 + z * z / count
+    centre = p + z * z / (2 * count)
+    margin = z * math.sqrt(p * (1 - p) / count + z * z / (4 * count * count))
+    return max(0.0, (centre - margin) / denom)
+
+
 class Threshold(msgspec.Struct, frozen=True):
     min_share: float
     min_count: int
@@ -43,6 +57,21 @@ class Threshold(msgspec.Struct, frozen=True):
     def passes(self, share: float, count: int) -> bool:
         # A hair of tolerance so 0.95 written in a config admits 19 of 20.
         return count >= self.min_count and share >= self.min_share - 1e-9
+
+    @property
+    def min_bound(self) -> float:
+        """The Wilson lower bound of a flawless record at the minimum count (20 of 20: 0.84)."""
+        return wilson_lower(self.min_count, self.min_count)
+
+    def sure(self, share: float, count: int, support: int | None = None) -> bool:
+        """``passes``, and as sure of the share as a flawless record at the minimum count is: each
+        exception must be paid for with more observations. 22 of 24 public methods documented
+        (92 %) clears a (0.90, 20) bar by its point share, but its lower bound is 0.74 against
+        20 of 20's 0.84; 1,239 of 1,240 (0.995) is sure."""
+        if not self.passes(share, count):
+            return False
+        agree = round(share * count) if support is None else support
+        return wilson_lower(agree, count) >= self.min_bound - 1e-9
 
 
 class Bar(msgspec.Struct, frozen=True):
@@ -66,9 +95,12 @@ class Thresholds(msgspec.Struct, frozen=True):
             key = key.rpartition(".")[0]
         return self.bars["default"]
 
-    def level(self, rule: str, share: float, count: int) -> str:
+    def level(self, rule: str, share: float, count: int, support: int | None = None) -> str:
+        """Strict takes the share and count of its bar and the confidence of a flawless record at
+        that count (``Threshold.sure``); loose, which only dashboards and context show, the
+        point share and count."""
         bar = self.bar(rule)
-        if bar.strict.passes(share, count):
+        if bar.strict.sure(share, count, support):
             return STRICT
         if bar.loose.passes(share, count):
             return LOOSE

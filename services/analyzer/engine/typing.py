@@ -26,10 +26,21 @@ def typing_off(f: FileFacts) -> bool:
     return any(s.kind == "typing_off" for s in f.statements)
 
 
+def has_stub(path: str, stubs: frozenset[str] | tuple[str, ...]) -> bool:
+    """A ``.py`` file whose types live in a ``.pyi`` beside it (PEP 484 stub files): the type
+    checker reads the stub, so the module's own definitions are not asked for annotations."""
+    return path.endswith(".py") and path + "i" in stubs
+
+
+def stub_paths(files: list[FileFacts]) -> tuple[str, ...]:
+    return tuple(sorted(f.path for f in files if f.path.endswith(".pyi")))
+
+
 def learn(inp: LearnInput) -> list[Convention]:
     types = {k: Tally() for k in TYPED_KINDS}
+    stubs = frozenset(stub_paths(inp.files))
     for f in inp.files:
-        if typing_off(f):
+        if typing_off(f) or has_stub(f.path, stubs):
             continue
         dom = inp.domains.get(f.path, "")
         for s in public_symbols(f):
@@ -44,7 +55,7 @@ def learn(inp: LearnInput) -> list[Convention]:
 
 
 def check(fc: FileCheck) -> None:
-    if typing_off(fc.facts):
+    if typing_off(fc.facts) or has_stub(fc.path, fc.index.model.stubs):
         return
     symbols = [s for s in public_symbols(fc.facts) if s.kind in TYPED_KINDS]
     if not symbols:

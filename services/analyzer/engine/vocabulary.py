@@ -13,6 +13,7 @@ aside: ``tok`` reads ``token`` although ``tokens`` and ``tokenize`` also start s
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -202,6 +203,8 @@ class _Memo:
     tokens: dict[str, Convention | None] = field(default_factory=dict)
     initials: dict[str, list[tuple[str, str]]] | None = None  # built on the first unknown token
     loose: set[str] = field(default_factory=set)  # derived short forms worth a loose finding only
+    # Directory names of the repository: ``ZOD_SRC`` names the ``src/`` directory, spelled as it is.
+    directories: frozenset[str] = frozenset()
 
 
 def _memo(fc: FileCheck) -> _Memo:
@@ -210,25 +213,54 @@ def _memo(fc: FileCheck) -> _Memo:
     memo = idx.extra.get(FAMILY)
     if not isinstance(memo, _Memo):
         model = idx.model
-        memo = _Memo(_skeletons(model.vocabulary, model.thresholds.bar(RULE).loose.min_count))
+        dirs = {part.lower() for path in model.modules.values() for part in path.split("/")[:-1]}
+        memo = _Memo(
+            _skeletons(model.vocabulary, model.thresholds.bar(RULE).loose.min_count), directories=frozenset(dirs)
+        )
         idx.extra[FAMILY] = memo
     return memo
 
 
 def _judge(token: str, vocab: dict[str, int], memo: _Memo, thresholds: Thresholds) -> Convention | None:
     best: Convention | None = None
-    for term in _candidates(token, vocab, memo):
+    candidates = _candidates(token, vocab, memo)
+    # ``res`` beside both ``result`` and ``response``: the reader cannot tell which is meant, so
+    # no rename is certain enough for a comment.
+    ambiguous = sum(1 for term in candidates if vocab.get(term, 0) >= 2) > 1
+    for term in candidates:
         conv = _convention(thresholds, term, token, vocab)
         # A variant the repository already writes is part of its vocabulary, and a spelled-out
         # word where the repository abbreviates is still clear: both are for dashboards only,
         # never a pull-request comment.
         if conv.level == STRICT and (
-            vocab.get(token, 0) or (token not in EXPANSIONS and token in ABBREVIATIONS) or token in memo.loose
+            vocab.get(token, 0)
+            or (token not in EXPANSIONS and token in ABBREVIATIONS)
+            or token in memo.loose
+            or ambiguous
+            or token in memo.directories
         ):
             conv = msgspec.structs.replace(conv, level=LOOSE)
         if conv.support and (best is None or (conv.share, conv.support) > (best.share, best.support)):
             best = conv
     return best
+
+
+def bound_names(fc: FileCheck) -> frozenset[str]:
+    """Every name the file binds or imports (a rename to one of them would shadow it)."""
+    cached: frozenset[str] | None = fc.__dict__.get("_bound_names")
+    if cached is None:
+        names = {i.name for i in fc.facts.identifiers}
+        for imp in fc.facts.imports:
+            names.update(n for n in imp.names if n and n != "*")
+            names.add(imp.module.rsplit("/", 1)[-1].rsplit(".", 1)[-1])
+        # Import aliases (`import * as checks`, `import numpy as np`) are not in the facts.
+        for match in _ALIAS.finditer(fc.text):
+            names.add(match.group(1))
+        cached = fc.__dict__["_bound_names"] = frozenset(names)
+    return cached
+
+
+_ALIAS = re.compile(r"\bas\s+([A-Za-z_$][\w$]*)")
 
 
 def check(fc: FileCheck) -> None:
@@ -254,8 +286,10 @@ def check(fc: FileCheck) -> None:
             if best is None or not fc.wants(best):
                 continue
             fixed = replace_word(name, i, best.choice, acronyms_of(fc))
-            if fixed in RESERVED.get(fc.language, ()):
-                continue  # `ret` for return, `fmt` for format: the short form avoids a clash
+            if fixed in RESERVED.get(fc.language, ()) or fixed in bound_names(fc):
+                # `ret` for return, `fmt` for format, `chks` beside `import * as checks`: the
+                # short form avoids a clash the rename would make.
+                continue
             fc.emit(
                 best,
                 ident.line,

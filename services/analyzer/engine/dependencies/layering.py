@@ -175,6 +175,17 @@ def learn(inp: LearnInput, modules: dict[str, str]) -> list[Convention]:
     return out
 
 
+def _parent_package(path: str, target: str) -> bool:
+    """A module importing a package that contains it (``pkg/sub/mod.py`` importing
+    ``pkg/__init__.py``): a subpackage reaching its parent's public names, not a layer below
+    calling one above."""
+    base = posixpath.basename(target)
+    if base not in ("__init__.py", "index.js", "index.ts", "index.mjs"):
+        return False
+    package = posixpath.dirname(target)
+    return not package or path.startswith(package + "/")
+
+
 def _nested(a: str, b: str) -> bool:
     return a.startswith(b + "/") or b.startswith(a + "/")
 
@@ -240,7 +251,7 @@ def check(fc: FileCheck) -> None:
         target = memo.get(key)
         if target is None or imp.resolved_path:
             target = memo[key] = resolve(fc.facts, imp, modules)
-        if not target or target == fc.path:
+        if not target or target == fc.path or _parent_package(fc.path, target):
             continue
         dst = fc.index.domain_of(target)
         if not dst or dst == src or _nested(src, dst):

@@ -19,19 +19,21 @@ from services.analyzer.engine.dependencies import local_tops, settled_otherwise,
 from services.analyzer.engine.dependencies.libraries import JS_LANGUAGES, classify
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learn_inputs import LearnInput
+from services.analyzer.engine.learn_inputs import LearnInput, is_program
 from services.source.facts import FileFacts, Import
 
 FAMILY = "dependencies"
 RULE = "dependencies.library.new"
 _MAX_LISTED = 12  # libraries named in a message
 _LANGUAGES = frozenset({"python", *JS_LANGUAGES})
-_NOT_LIBRARIES = frozenset({"__main__"})  # the running program, not a distribution
+# The running program, and typeshed's ``_typeshed`` (types for the checker, nothing at run time).
+_NOT_LIBRARIES = frozenset({"__main__", "_typeshed"})
 
 
 def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
-    """The distribution-level name a third-party import belongs to, or "" for anything else."""
-    if imp.group != "third_party" or imp.is_relative or imp.resolved_path:
+    """The distribution-level name a third-party import belongs to, or "" for anything else (an
+    import under ``if TYPE_CHECKING:`` is for the type checker, not a dependency)."""
+    if imp.group != "third_party" or imp.is_relative or imp.resolved_path or imp.typing_only:
         return ""
     module = imp.module
     if language == "python":
@@ -42,6 +44,13 @@ def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
     parts = module.split("/")
     top = "/".join(parts[:2]) if module.startswith("@") and len(parts) > 1 else parts[0]
     return "" if top in local_tops else top
+
+
+def judged(f: FileFacts) -> bool:
+    """Library code: what users install. Tests, examples and scripts bring their own tools (a
+    test of an optional integration imports it, an example shows the library beside another),
+    so they neither dilute the habit nor break it."""
+    return f.language in _LANGUAGES and not f.is_test and not is_program(f.path)
 
 
 def file_libraries(f: FileFacts, tops: frozenset[str]) -> dict[str, int]:
@@ -64,8 +73,9 @@ def learn(inp: LearnInput, modules: dict[str, str]) -> list[Convention]:
         if f.language not in _LANGUAGES:
             continue
         libs = set(file_libraries(f, tops))
-        per_file.setdefault(f.language, []).append(libs)
         users.setdefault(f.language, Counter()).update(libs)
+        if judged(f):
+            per_file.setdefault(f.language, []).append(libs)
     out: list[Convention] = []
     for language, files in per_file.items():
         counts = users[language]
@@ -117,7 +127,7 @@ def _sibling(fc: FileCheck, name: str) -> bool:
 
 
 def check(fc: FileCheck) -> None:
-    if fc.language not in _LANGUAGES:
+    if not judged(fc.facts):
         return
     conv = fc.find(RULE)
     if conv is None or not fc.wants(conv):

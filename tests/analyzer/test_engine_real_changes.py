@@ -1,0 +1,452 @@
+"""False alarms and misses seen when unseen repositories' real changes were reviewed (issue #24),
+one class per test, each on code shaped like the code that showed it. Each test also checks that
+the rule is alive next to the false alarm (a real deviation is still reported)."""
+
+from __future__ import annotations
+
+import textwrap
+
+from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check, learn
+from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, LOOSE, STRICT
+from services.source.extract import extract
+from services.source.imports import resolve_imports
+
+LOOSE_PREFS = CheckPrefs(level="loose")
+
+
+def _learn(files: dict[str, str]) -> ConventionModel:
+    facts = [extract(path, textwrap.dedent(text).encode()) for path, text in files.items()]
+    return learn(resolve_imports(facts))
+
+
+def _review(model: ConventionModel, path: str, text: str, prefs: CheckPrefs | None = None) -> list[Finding]:
+    text = textwrap.dedent(text).lstrip("\n")
+    return check(extract(path, text.encode()), text, model, prefs=prefs)
+
+
+def _found(findings: list[Finding], prefix: str) -> list[tuple[str, int]]:
+    return [(f.rule, f.start_line) for f in findings if f.rule.startswith(prefix)]
+
+
+def _client(i: int, documented_methods: bool = True, extra: str = "") -> str:
+    doc = '        """Send it."""\n' if documented_methods else ""
+    return (
+        f'"""Client {i}."""\n\nfrom __future__ import annotations\n\nimport logging\n\n'
+        "log = logging.getLogger(__name__)\n\n\n"
+        f"class Client{i}:\n"
+        f'    """Talks to service {i}."""\n\n'
+        "    def send_request(self, header_name: str, header_value: str) -> str:\n"
+        f"{doc}"
+        "        for header in (header_name, header_value):\n"
+        '            log.debug("header %s", header)\n'
+        "        return header_name\n\n\n"
+        f"def build_client_{i}(user_name: str, response_code: int) -> Client{i}:\n"
+        '    """Build one."""\n'
+        f"    return Client{i}()\n" + extra
+    )
+
+
+def _repository(n: int = 30, **kw: bool) -> dict[str, str]:
+    return {f"acme/clients/client{i}.py": _client(i, **kw) for i in range(n)}
+
+
+# --- strict only on strong evidence -------------------------------------------------------------
+
+
+def test_strict_needs_a_share_sure_of_its_count() -> None:
+    th = DEFAULT_THRESHOLDS
+    # 22 of 24 public methods documented clears (0.90, 20) by its point share, not by its bound.
+    assert th.level("documentation.docstring.method", 22 / 24, 24, 22) == LOOSE
+    assert th.level("documentation.docstring.method", 20 / 20, 20, 20) == STRICT
+    assert th.level("naming.case.class", 1239 / 1240, 1240, 1239) == STRICT
+    assert th.level("naming.case.class", 19 / 20, 20, 19) == LOOSE
+    assert th.level("naming.case.class", 190 / 200, 200, 190) == STRICT
+
+
+def test_a_docstring_habit_of_22_of_24_methods_is_not_a_pull_request_comment() -> None:
+    files = {f"acme/clients/client{i}.py": _client(i, documented_methods=i >= 2) for i in range(24)}
+    model = _learn(files)
+    text = _client(99, documented_methods=False)
+    assert _found(_review(model, "acme/clients/new.py", text), "documentation") == []
+    assert _found(_review(model, "acme/clients/new.py", text, LOOSE_PREFS), "documentation") == [
+        ("documentation.docstring.method", 13)
+    ]
+    # The same habit on 60 of 60 methods is strict.
+    strong = _learn(_repository(60))
+    assert _found(_review(strong, "acme/clients/new.py", text), "documentation") == [
+        ("documentation.docstring.method", 13)
+    ]
+
+
+# --- deliberate output and error handling ------------------------------------------------------
+
+
+def test_print_to_a_chosen_stream_is_output_not_a_leftover() -> None:
+    model = _learn(_repository())
+    findings = _review(
+        model,
+        "acme/clients/serving.py",
+        '''
+        """The development server's messages."""
+
+        import sys
+
+
+        def log_startup(host: str, port: int, out=None) -> None:
+            """Say where the server listens."""
+            print(f" * Running on http://{host}:{port}/", file=sys.stderr)
+            print("profile:", host, file=out)
+            print("leftover", host)
+        ''',
+    )
+    assert _found(findings, "idioms.print") == [("idioms.print", 10)]
+
+
+def test_a_bare_except_is_exempt_only_when_it_always_reraises() -> None:
+    model = _learn(_repository())
+    findings = _review(
+        model,
+        "acme/clients/retry.py",
+        '''
+        """Retries."""
+
+
+        def send_once(client, request, strict: bool) -> None:
+            """Send, cleaning up on any failure."""
+            try:
+                client.send(request)
+            except:
+                client.close()
+                raise
+            try:
+                client.send(request)
+            except:
+                if strict:
+                    raise
+        ''',
+    )
+    assert _found(findings, "idioms.bare_except") == [("idioms.bare_except", 13)]
+
+
+def test_the_bare_except_suggestion_has_no_indentation_and_never_breaks_the_broad_rule() -> None:
+    model = _learn(_repository())  # no file catches Exception: the broad rule is strict here
+    text = '''
+        """Cleanup."""
+
+
+        def close_all(clients) -> None:
+            """Close every client."""
+            for client in clients:
+                try:
+                    client.close()
+                except:
+                    log_failure(client)
+        '''
+    bare = [f for f in _review(model, "acme/clients/cleanup.py", text) if f.rule == "idioms.bare_except"]
+    assert [(f.start_line, f.suggestion) for f in bare] == [(9, None)]
+    lenient = {**_repository(), **{f"acme/clients/guard{i}.py": _guarded(i) for i in range(3)}}
+    bare = [f for f in _review(_learn(lenient), "acme/clients/cleanup.py", text) if f.rule == "idioms.bare_except"]
+    assert [(f.start_line, f.suggestion) for f in bare] == [(9, "except Exception:")]
+
+
+def _guarded(i: int) -> str:
+    return (
+        f'"""Guard {i}."""\n\n\ndef guard_{i}(client) -> None:\n    """Close quietly."""\n'
+        "    try:\n        client.close()\n    except Exception as exc:\n        client.log(exc)\n"
+    )
+
+
+# --- types in stubs, names imposed from outside -------------------------------------------------
+
+_UNTYPED = '"""C-accelerated quoting."""\n\n\ndef quote(text, safe):\n    """Quote."""\n    return text\n'
+
+
+def test_a_module_whose_types_live_in_a_stub_is_not_asked_for_annotations() -> None:
+    files = {
+        **_repository(),
+        "acme/clients/_speedups.pyi": "def quote(text: str, safe: str) -> str: ...\n",
+        "acme/clients/_speedups.py": _UNTYPED,
+    }
+    model = _learn(files)
+    text = _UNTYPED
+    assert _found(_review(model, "acme/clients/_speedups.py", text), "typing") == []
+    assert _found(_review(model, "acme/clients/quoting.py", text), "typing") == [("typing.annotations.function", 4)]
+
+
+def test_names_imposed_from_outside_keep_their_case() -> None:
+    model = _learn(_repository())
+    findings = _review(
+        model,
+        "acme/clients/compat.py",
+        '''
+        """Names that mirror the standard library, typing and the C API."""
+
+        import ctypes
+        from typing import TypeVar
+
+        _ValueT_co = TypeVar("_ValueT_co", covariant=True)
+
+
+        class cached_property:
+            """Like functools.cached_property, for older Pythons."""
+
+
+        class Py_buffer(ctypes.Structure):
+            """The C API's buffer."""
+
+
+        def PyObject_GetBuffer(obj, view, flags):
+            """Bound from the C API."""
+
+
+        def make_proxy(__self, target):
+            """A class made on the fly."""
+
+            class _proxy_Type:
+                pass
+
+            return _proxy_Type
+
+
+        def fetchRecords(limit):
+            """A camelCase function the repository does not write."""
+        ''',
+    )
+    assert _found(findings, "naming") == [("naming.case.function", 30)]
+
+
+def test_a_stub_mirrors_its_module_names() -> None:
+    model = _learn(_repository())
+    stub = "class cookieJar:\n    def setCookie(self, name: str) -> None: ...\n"
+    assert _found(_review(model, "acme/clients/jar.pyi", stub), "naming") == []
+
+
+def test_methods_are_judged_with_functions_when_both_keep_one_style() -> None:
+    # 30 snake_case functions and only 11 methods, all snake_case: alone the methods are thin.
+    files = {
+        f"acme/tools/tool{i}.py": (
+            f'"""Tool {i}."""\n\n\ndef run_tool_{i}(value: int) -> int:\n    """Run."""\n    return value\n'
+        )
+        for i in range(30)
+    }
+    files.update(
+        {
+            f"acme/tools/kind{i}.py": (
+                f'"""Kind {i}."""\n\n\nclass Kind{i}:\n    """A kind."""\n\n'
+                '    def load_kind(self) -> None:\n        """Load."""\n'
+            )
+            for i in range(11)
+        }
+    )
+    model = _learn(files)
+    text = (
+        '"""New."""\n\n\nclass Loader:\n    """Loads."""\n\n    def loadAll(self) -> None:\n        """Load all."""\n'
+    )
+    assert _found(_review(model, "acme/tools/loader.py", text), "naming") == [("naming.case.method", 7)]
+
+
+# --- vocabulary: short forms that are not, harmful expansions, and misses -----------------------
+
+
+def test_loop_and_with_variables_are_judged_for_vocabulary() -> None:
+    model = _learn(_repository())
+    findings = _review(
+        model,
+        "acme/clients/headers.py",
+        '''
+        """Header helpers."""
+
+
+        def dump_headers(headers: list[str], path: str) -> None:
+            """Write every header."""
+            with open(path, "w") as out:
+                for hdr in headers:
+                    out.write(hdr)
+        ''',
+    )
+    assert [(f.rule, f.start_line, f.suggestion) for f in findings if f.rule == "vocabulary.term"] == [
+        ("vocabulary.term", 7, "header")
+    ]
+
+
+def test_ambiguous_and_dictated_short_forms_are_not_renamed() -> None:
+    files = _repository()
+    files.update(
+        {
+            f"acme/results/result{i}.py": (
+                f'"""Result {i}."""\n\n\ndef result_of_{i}(result_value: int) -> int:\n'
+                '    """The result."""\n    return result_value\n'
+            )
+            for i in range(10)
+        }
+    )
+    files["src/main.py"] = '"""Entry."""\n'
+    model = _learn(files)
+    findings = _review(
+        model,
+        "acme/clients/mixed.py",
+        '''
+        """Mixed short forms."""
+
+        import checks
+
+        SRC_DIR = "src"
+
+
+        def handle(res: str, chks: list[str], cls: type, usr_id: int) -> str:
+            """Handle it."""
+            return res
+        ''',
+    )
+    # res: result or response; chks -> checks would shadow the import; src names the directory;
+    # cls is the class. usr, a short form the repository never writes, is still renamed.
+    assert [(f.rule, f.suggestion) for f in findings if f.rule == "vocabulary.term"] == [("vocabulary.term", "user_id")]
+
+
+# --- overrides ----------------------------------------------------------------------------------
+
+
+def test_an_override_of_a_documented_base_method_needs_no_docstring_of_its_own() -> None:
+    files = _repository()
+    files["acme/transports/base.py"] = (
+        '"""Transports."""\n\n\nclass BaseTransport:\n    """A transport."""\n\n'
+        "    def handle_request(self, request: str) -> str:\n"
+        '        """Send ``request``."""\n        raise NotImplementedError\n\n'
+        '    def close(self) -> None:\n        """Release it."""\n'
+    )
+    model = _learn(files)
+    findings = _review(
+        model,
+        "acme/transports/mock.py",
+        '''
+        """A mock transport."""
+
+        from collections.abc import Mapping
+
+        from acme.transports.base import BaseTransport
+
+
+        class MockTransport(BaseTransport):
+            """Answers from a handler."""
+
+            def handle_request(self, request: str) -> str:
+                return request
+
+            def close(self) -> None:
+                pass
+
+            def reset_calls(self) -> None:
+                pass
+
+
+        class Headers(Mapping):
+            """Read-only headers."""
+
+            def values(self):
+                return []
+        ''',
+    )
+    assert _found(findings, "documentation") == [("documentation.docstring.method", 17)]
+
+
+# --- file roles ---------------------------------------------------------------------------------
+
+
+def test_file_roles_conftest_template_tests_and_examples() -> None:
+    files = _repository()
+    files.update(
+        {
+            f"tests/test_client{i}.py": (
+                f"def test_send_{i}():\n    assert True\n\n\ndef test_build_{i}():\n    assert True\n"
+            )
+            for i in range(12)
+        }
+    )
+    model = _learn(files)
+    conftest = (
+        "import pytest\n\n\n@pytest.fixture\ndef client():\n    return object()\n\n\n"
+        "def test_helper_marker():\n    pass\n"
+    )
+    assert _found(_review(model, "tests/conftest.py", conftest), "structure") == []
+    # jinja's tests.py holds template tests (test_odd), not tests a runner collects.
+    template_tests = (
+        '"""Template tests."""\n\n\ndef test_odd(value: int) -> bool:\n    """Odd."""\n    return value % 2 == 1\n'
+    )
+    assert not extract("src/acme/tests.py", template_tests.encode()).is_test
+    assert extract("app/tests.py", b"import unittest\n\nclass TestApp(unittest.TestCase):\n    pass\n").is_test
+    example = "import requests\n\n\ndef main(url):\n    return requests.get(url)\n"
+    assert _found(_review(model, "examples/fetch.py", example), "typing") == []
+    assert _found(_review(model, "examples/fetch.py", example), "documentation") == []
+    assert _found(_review(model, "acme/clients/fetch.py", example), "typing") == [("typing.annotations.function", 4)]
+
+
+def test_a_subpackage_importing_its_parent_package_is_not_inverted_layering() -> None:
+    files: dict[str, str] = {"acme/__init__.py": '"""Acme."""\n\nVERSION = "1"\n'}
+    for i in range(6):
+        files[f"acme/app/view{i}.py"] = f'"""View {i}."""\n\nfrom acme.core import engine{i}\n'
+        files[f"acme/core/engine{i}.py"] = f'"""Engine {i}."""\n\nLIMIT = {i}\n'
+    model = _learn(files)
+    text = '"""Engine 9."""\n\nfrom acme import VERSION\nfrom acme.app import view1\n'
+    assert _found(_review(model, "acme/core/engine9.py", text), "dependencies.layering") == [
+        ("dependencies.layering", 4)
+    ]
+
+
+def test_type_checking_imports_are_not_new_dependencies() -> None:
+    model = _learn(_repository(40))
+    text = '''
+        """Typed helpers."""
+
+        from __future__ import annotations
+
+        from typing import TYPE_CHECKING
+
+        if TYPE_CHECKING:
+            from _typeshed import SupportsRead
+            from trio import Nursery
+
+        import dill
+        '''
+    assert _found(_review(model, "acme/clients/typed.py", text), "dependencies.library.new") == [
+        ("dependencies.library.new", 11)
+    ]
+
+
+# --- suppressions, generated files, names dictated by a language --------------------------------
+
+
+def test_a_noqa_after_a_multi_line_string_covers_the_whole_string() -> None:
+    files = {
+        f"acme/short/mod{i}.py": f'"""Mod {i}."""\n\n\ndef f_{i}(x: int) -> int:\n    """F."""\n    return x\n'
+        for i in range(20)
+    }
+    model = _learn(files)
+    long = "x" * 120
+    text = f'"""Usage."""\n\nUSAGE = """\n{long}\n"""  # noqa: E501\n\nOTHER = """\n{long}\n"""\n'
+    assert _found(_review(model, "acme/short/usage.py", text), "formatting.line_length") == [
+        ("formatting.line_length", 8)
+    ]
+
+
+def test_build_output_and_prose_about_generation() -> None:
+    bundle = b"/* axios v1 */\n" + b"function request(config) {\n  return config;\n}\n" * 50
+    assert extract("dist/axios.js", bundle).skipped == "generated"
+    assert extract("packages/core/dist/index.js", bundle).skipped == "generated"
+    assert extract("src/build/__init__.py", b'"""The build frontend."""\n').skipped == ""
+    readme = b"# Cobra\n\nThe docs of each command are automatically generated from its help.\n"
+    assert extract("README.md", readme).skipped == ""
+    assert extract("api.go", b"// Code generated by protoc. DO NOT EDIT.\npackage api\n").skipped == "generated"
+
+
+def test_names_a_language_or_locale_dictates() -> None:
+    js = {f"src/util{i}.js": f"export function parseValue{i}(text) {{\n  return text;\n}}\n" for i in range(30)}
+    js.update({f"src/helpers/make-thing-{i}.ts": "export const value = 1;\n" for i in range(25)})
+    model = _learn(js)
+    constructor = (
+        "function Internals(options) {\n  this.options = options;\n}\nfunction Get_value(x) {\n  return x;\n}\n"
+    )
+    assert _found(_review(model, "src/internals.js", constructor), "naming") == [("naming.case.function", 4)]
+    assert _found(_review(model, "src/helpers/pt-BR.ts", "export const value = 1;\n"), "naming.case.file") == []
+    assert _found(_review(model, "src/helpers/fooBar.ts", "export const value = 1;\n"), "naming.case.file") == [
+        ("naming.case.file", 1)
+    ]
