@@ -179,7 +179,7 @@ class FileCheck:
         if self.language not in LEXED_LANGUAGES or not found.lines:
             return False
         # A pragma after a multi-line string covers the whole string, as flake8 and ruff read
-        # it: `# noqa: E501` can only be written on the string's closing line.
+        # it: a line-length noqa can only be written on the string's closing line.
         lexed_scan = self.lexed()
         if line not in lexed_scan.interior and line not in lexed_scan.string_lines:
             return False
