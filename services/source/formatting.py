@@ -13,7 +13,7 @@ _STAR_LINE = re.compile(r"\n[ \t]*\*")
 # A trailing comment that is only a pragma: a line long only because of it is not long.
 PRAGMA_COMMENT = re.compile(
     r"(?:#|//|/\*)\s*(?:noqa|type:\s*ignore|pyright:\s*ignore|pylint:|eslint-disable|prettier-ignore|fmt:\s*skip|"
-    r"isort:\s*skip|nosec|pragma:|codereview:|NOLINT|@ts-)",
+    r"isort:\s*skip|nosec|pragma:|codereview:|NOLINT|@ts-|mypy:|ruff:|flake8:|pyre-)",
     re.I,
 )
 

@@ -450,3 +450,33 @@ def test_names_a_language_or_locale_dictates() -> None:
     assert _found(_review(model, "src/helpers/fooBar.ts", "export const value = 1;\n"), "naming.case.file") == [
         ("naming.case.file", 1)
     ]
+
+
+def test_one_word_file_names_say_nothing_about_case_and_tests_dirs_are_tests() -> None:
+    # koa: lib/application.js, lib/context.js ... and one camelCase name; a kebab-case file is no
+    # break of a habit that one-word names cannot show.
+    files = {f"lib/part{i}.js": "module.exports = {};\n" for i in range(40)}
+    files["lib/currentContext.js"] = "module.exports = {};\n"
+    files.update(
+        {f"__tests__/part{i}.js": "const { it } = require('node:test');\nit('works', () => {});\n" for i in range(12)}
+    )
+    model = _learn(files)
+    assert _found(_review(model, "lib/search-params.js", "module.exports = {};\n"), "naming.case.file") == []
+    test = "const { describe, it } = require('node:test');\ndescribe('x', () => { it('y', () => {}) });\n"
+    assert _found(_review(model, "__tests__/search-params.test.js", test), "structure") == []
+    assert _found(_review(model, "spec/searchParams.js", test), "structure.tests.naming") == [
+        ("structure.tests.naming", 1)
+    ]
+
+
+def test_a_line_that_is_only_a_type_checker_directive_is_not_long() -> None:
+    files = {
+        f"acme/short/mod{i}.py": f'"""Mod {i}."""\n\n\ndef f_{i}(x: int) -> int:\n    """F."""\n    return x\n'
+        for i in range(20)
+    }
+    model = _learn(files)
+    directive = '# mypy: disable_error_code="no-untyped-def,no-untyped-call,attr-defined,arg-type,union-attr"\n'
+    text = directive + '"""Tests."""\n\nVALUE = "' + "x" * 110 + '"\n'
+    assert _found(_review(model, "acme/short/typed.py", text), "formatting.line_length") == [
+        ("formatting.line_length", 4)
+    ]

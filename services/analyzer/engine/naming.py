@@ -244,7 +244,9 @@ def learn(inp: LearnInput) -> list[Convention]:
                 seen.add(key)
                 observe(ident.role, f, ident.name)
         stem = file_stem(f.path)
-        if stem and not _LOCALE_FILE.match(stem):
+        if stem and not _LOCALE_FILE.match(stem) and len(raw_words(stem)) > 1:
+            # A one-word file name (`application.js`) fits every style: it says nothing about
+            # how the repository joins words in file names.
             observe(FILE_ROLE, f, stem)
     if "method" in tallies and "function" in tallies:
         tallies["method"] = _pooled(tallies["method"], tallies["function"])

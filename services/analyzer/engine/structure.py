@@ -188,6 +188,7 @@ def check(fc: FileCheck) -> None:
         naming is not None
         and fc.wants(naming)
         and pattern != naming.choice
+        and not (naming.choice == "__tests__/*" and "/__tests__/" in f"/{fc.path}")
         and fc.language != "go"
         and holds_tests(fc.facts, fc.text)
     ):
