@@ -191,3 +191,13 @@ class History(BaseModel):
     file: FileHistory | None = Field(None, description="null: in the snapshot, but not changed in the history read")
     cochanges: list[CoChangeRule] | None = None
     hot_spot_rank: Count | None = Field(None, description="0 = not a hot spot")
+
+
+class FileContent(BaseModel):
+    """One file of the indexed snapshot, as text (the dashboard's file page)."""
+
+    repository_id: str
+    path: str
+    commit: str = Field(description="The snapshot's commit")
+    blob_sha: str
+    content: str = Field(description="UTF-8 text; undecodable bytes replaced by U+FFFD")

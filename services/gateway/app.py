@@ -112,6 +112,7 @@ class RepoPathMiddleware:
             "segments",
             "network",
             "history",
+            "file",
             "dashboard",
             "global_context",
         }

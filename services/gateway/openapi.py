@@ -59,6 +59,7 @@ EXTRA: dict[tuple[str, str], frozenset[int]] = {
     ("GET", "/v1/repositories/{repo_id}/segments"): REPO_STATE,
     ("GET", "/v1/repositories/{repo_id}/network"): REPO_STATE,
     ("GET", "/v1/repositories/{repo_id}/history"): REPO_STATE,
+    ("GET", "/v1/repositories/{repo_id}/file"): REPO_STATE,
     ("POST", "/v1/repositories/{repo_id}/analyze"): REPO_STATE,
     ("POST", "/v1/repositories/{repo_id}/analyze_pr"): REPO_STATE,
     ("POST", "/v1/repositories/{repo_id}/review_changeset"): REPO_STATE,

@@ -35,6 +35,14 @@ PathFilter = Annotated[
     AfterValidator(_optional_repo_path),
 ]
 
+RequiredPath = Annotated[
+    str,
+    Query(
+        min_length=1, max_length=MAX_PATH_LENGTH, description="Repository-relative file path (no leading '/', no '..')"
+    ),
+    AfterValidator(repo_path),
+]
+
 
 def limit(default: int, maximum: int) -> Any:
     """A page size: 1 to ``maximum``, ``default`` when omitted."""

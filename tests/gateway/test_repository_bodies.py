@@ -172,3 +172,16 @@ def test_history_of_one_file_has_only_its_view() -> None:
     quiet = indexer_pb2.History(repository_id="r1", commit="abc", depth=2000, commits=3)
     quiet.single_file.path = "new.py"
     assert body(history_body(quiet), exclude_unset=True)["file"] is None
+
+
+def test_a_files_content_is_text_whatever_its_bytes() -> None:
+    from services.gateway.routes.repositories import file_body
+
+    reply = indexer_pb2.FileContent(path="app/x.py", blob_sha="b1", commit="c1", content=b"ok = 1\n\xff\n", facts=b"f")
+    assert body(file_body("r1", reply)) == {
+        "repository_id": "r1",
+        "path": "app/x.py",
+        "commit": "c1",
+        "blob_sha": "b1",
+        "content": "ok = 1\n\ufffd\n",
+    }

@@ -22,6 +22,7 @@ ROUTE_ROLES: dict[tuple[str, str], str] = {
     ("GET", "/v1/repositories/{repo_id}/segments"): "repo:viewer",
     ("GET", "/v1/repositories/{repo_id}/network"): "repo:viewer",
     ("GET", "/v1/repositories/{repo_id}/history"): "repo:viewer",
+    ("GET", "/v1/repositories/{repo_id}/file"): "repo:viewer",
     ("POST", "/v1/repositories/{repo_id}/analyze"): "repo:member",
     ("POST", "/v1/repositories/{repo_id}/analyze_pr"): "repo:member",
     ("POST", "/v1/repositories/{repo_id}/review_changeset"): "repo:member",

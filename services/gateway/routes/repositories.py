@@ -8,6 +8,7 @@ from fastapi import APIRouter, Response
 
 from services.api.repositories import (
     Domains,
+    FileContent,
     History,
     IndexStatus,
     IndexStatusWithModel,
@@ -216,3 +217,25 @@ async def history(
 ) -> History:
     request = _read_request(repo_id, path=path, limit=limit, cursor=cursor)
     return history_body(await call(clients.indexer.GetHistory, request, principal=principal))
+
+
+@router.get(
+    "/{repo_id}/file",
+    response_model=FileContent,
+    summary="One file of the indexed snapshot, as text (?path=)",
+)
+async def file_content(
+    repo_id: str, principal: PrincipalDep, clients: ClientsDep, path: params.RequiredPath
+) -> FileContent:
+    request = indexer_pb2.GetFileRequest(repo=repo_ref(repo_id), path=path)
+    return file_body(repo_id, await call(clients.indexer.GetFile, request, principal=principal))
+
+
+def file_body(repo_id: str, reply: indexer_pb2.FileContent) -> FileContent:
+    return FileContent(
+        repository_id=repo_id,
+        path=reply.path,
+        commit=reply.commit,
+        blob_sha=reply.blob_sha,
+        content=reply.content.decode("utf-8", errors="replace"),
+    )

@@ -48,6 +48,9 @@ def test_a_files_findings_with_evidence_and_a_dismissal(
     page.goto(f"{system.url}/repositories/{repo_id}/file?path={PLANTED_PATH}")
     prints = page.locator("article.finding[data-rule='idioms.print']")
     expect(prints).to_have_count(1, timeout=60_000)
+    # Inline: under the line it flags, in the file's own content.
+    expect(page.locator("li#L39 article.finding[data-rule='idioms.print']")).to_have_count(1)
+    expect(page.locator("li#L1")).to_have_text(PLANTED.splitlines()[0] or " ")
     naming = page.locator("article.finding[data-rule='naming.case.function']")
     expect(naming).to_contain_text("Suggestion")
     assert_accessible(page)

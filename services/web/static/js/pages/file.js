@@ -60,15 +60,36 @@ export default async function file(main, { params, query }) {
     });
   }
 
+  let lines = null;
   async function analyze() {
-    const result = await api("POST", `/repositories/${enc(repoId)}/analyze`, { path });
+    const [result, source] = await Promise.all([
+      api("POST", `/repositories/${enc(repoId)}/analyze`, { path }),
+      lines ? null : api("GET", `/repositories/${enc(repoId)}/file?path=${enc(path)}`),
+    ]);
+    if (source) lines = source.content.split("\n");
     const findings = [...result.findings].sort((a, b) => a.start_line - b.start_line || a.rule.localeCompare(b.rule));
     const skipped = result.skipped || [];
+    const byLine = new Map();
+    for (const f of findings) {
+      const line = Math.max(1, Math.min(f.start_line || 1, lines.length));
+      if (!byLine.has(line)) byLine.set(line, []);
+      byLine.get(line).push(f);
+    }
+    // The file's lines, each finding drawn under the line it starts on.
+    const source_ = h(
+      "ol",
+      {},
+      lines.map((text, i) => {
+        const here = byLine.get(i + 1) || [];
+        return h("li", { class: here.length ? "flagged" : "", id: `L${i + 1}` }, text || " ", here.map((f) => card(f, verdict)));
+      }),
+    );
     clear(
       body,
       h("p", { class: "muted" }, `${findings.length} finding${findings.length === 1 ? "" : "s"} at model commit `, h("code", {}, (result.commit || "").slice(0, 10)), ` · ${Math.round(result.duration_ms)} ms`),
       skipped.map((s) => h("div", { class: "notice" }, `Skipped: ${s.reason}`)),
-      findings.length ? h("section", { "aria-label": "Findings" }, findings.map((f) => card(f, verdict))) : h("p", {}, "No findings: this file follows the repository's conventions."),
+      findings.length ? null : h("p", {}, "No findings: this file follows the repository's conventions."),
+      h("section", { class: "source", "aria-label": `Content of ${path}`, tabindex: "0" }, source_),
     );
   }
   await act(null, slot, analyze);
