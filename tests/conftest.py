@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import secrets
+import shutil
 import tempfile
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -27,6 +28,28 @@ from services.kit.db import Database
 
 ROOT = Path(__file__).resolve().parents[1]
 SESSION = secrets.token_hex(3)
+SCRATCH: list[Path] = []
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A directory in the system temp dir for what outlives one test (an embedded server's data,
+    a running system's logs). Not pytest's tmp_path: as root the embedded PostgreSQL runs as its
+    own user, which must reach it. Removed when the session passes; kept for a post-mortem when
+    it fails."""
+    path = Path(tempfile.mkdtemp(prefix=prefix))
+    SCRATCH.append(path)
+    return path
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    if exitstatus == 0:
+        for path in SCRATCH:
+            shutil.rmtree(path, ignore_errors=True)
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter, exitstatus: int) -> None:
+    if exitstatus != 0 and SCRATCH:
+        terminalreporter.write_line(f"kept for the post-mortem: {' '.join(map(str, SCRATCH))}")
 
 
 @pytest.fixture(scope="session")
@@ -38,7 +61,7 @@ def pg_server_url() -> Iterator[str]:
     if port_open("127.0.0.1", 5432):
         yield "postgresql://postgres@127.0.0.1:5432/postgres"
         return
-    server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cr-test-pg-")) / "data")
+    server = EmbeddedPostgres(scratch_dir("cr-test-pg-") / "data")
     yield server.start()
     server.stop()
 
@@ -52,7 +75,7 @@ def nats_url() -> Iterator[str]:
     if port_open("127.0.0.1", 4222):
         yield "nats://127.0.0.1:4222"
         return
-    server = EmbeddedNats(Path(tempfile.mkdtemp(prefix="cr-test-nats-")))
+    server = EmbeddedNats(scratch_dir("cr-test-nats-"))
     yield server.start()
     server.stop()
 

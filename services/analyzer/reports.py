@@ -10,6 +10,7 @@ findings join the file's history and, once a kind recurs, become a convention of
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from typing import Any
 
 from services.analyzer import feedback, loading, preferences, queries, repo_lookup, views
@@ -66,7 +67,7 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
         if not (item.finding_id or item.fingerprint):
             raise _invalid(f"feedback[{i}]", "finding_id or fingerprint is required")
     externals = [_external_row(entry.id, user_id, i, x) for i, x in enumerate(req.findings)]
-    recorded = 0
+    recorded: Counter[str] = Counter()
     unknown: list[str] = []
     touched: set[str] = set()
     async with deps.db.session() as session:
@@ -96,7 +97,7 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
                 "created_at": now_ms(),
             }
             touched.add(found.rule)
-            recorded += 1
+            recorded[item.verdict] += 1
         await queries.upsert_feedback(session, list(verdicts.values()))
         await queries.insert_external(session, externals)
         counts = await queries.verdict_counts(session, entry.id)
@@ -104,7 +105,7 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
         rule_feedback = feedback.rule_feedback(counts)
         calibration = calibrate(rule_feedback, suppressed)
         await queries.replace_calibration(session, entry.id, feedback.calibration_rows(rule_feedback, calibration))
-        if recorded or externals:
+        if recorded.total() or externals:
             await queries.bump_version(session, entry.id)
         row = await queries.repository_by_ref(session, entry.id)
         fresh = await loading.entry_for(session, row) if row is not None else None
@@ -117,7 +118,13 @@ async def report(deps: Deps, req: analyzer_pb2.ReportFindingsRequest) -> analyze
         unknown_findings=unknown,
         report_conventions=_report_conventions(fresh),
     )
-    return analyzer_pb2.ReportFindingsResponse(accepted=recorded, external=len(externals), calibration=document)
+    return analyzer_pb2.ReportFindingsResponse(
+        accepted=recorded["accepted"],
+        recorded=recorded.total(),
+        verdicts=dict(recorded),
+        external=len(externals),
+        calibration=document,
+    )
 
 
 def _rule_view(rule: str, cal: Any) -> analyzer_pb2.RuleCalibration:

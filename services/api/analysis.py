@@ -153,7 +153,9 @@ class SarifLog(Body):
 
 
 class ReportResult(Body):
-    accepted: Count = Field(0, description="Feedback items recorded")
+    recorded: Count = Field(0, description="Feedback items recorded, whatever their verdict")
+    verdicts: dict[str, Count] = Field(default_factory=dict, description="Recorded feedback items per verdict")
+    accepted: Count = Field(0, description="Recorded feedback items whose verdict is accepted")
     external: Count = Field(0, description="External findings stored")
     calibration: Calibration = Field(default_factory=Calibration)
 

@@ -16,10 +16,12 @@ from rich.markup import escape
 from services.api.repositories import Repository
 from services.cli.output import console
 from services.client import ApiError, Client, ConfigError, api, workspace
+from services.client.retry import Wait
 
 # Exit codes: 0 clean, 1 findings reached --fail-on, 2 bad usage (typer), 3 the service or the
 # configuration failed the command.
 EXIT_FINDINGS = 1
+EXIT_USAGE = 2
 EXIT_FAILED = 3
 
 
@@ -30,18 +32,29 @@ class Options:
     profile: str | None = None
 
     def client(self) -> Client:
-        client = Client(self.url, self.token, profile=self.profile)
+        client = Client(self.url, self.token, profile=self.profile, on_wait=waiting)
         client.config.require_token()
         return client
 
 
-def fail(message: str, body: dict[str, object] | None = None, as_json: bool = False) -> typer.Exit:
+def waiting(wait: Wait) -> None:
+    """Say what a pause is for, so a command that waits never looks hung."""
+    console(stderr=True).print(f"waiting {wait.seconds:g}s: {escape(wait.reason)}")
+
+
+def fail(
+    message: str, body: dict[str, object] | None = None, as_json: bool = False, code: int = EXIT_FAILED
+) -> typer.Exit:
     if as_json and body is not None:
         from services.cli.output import print_json
 
         print_json(body)
     console(stderr=True).print(f"[bold red]error:[/] {escape(message)}")
-    return typer.Exit(EXIT_FAILED)
+    return typer.Exit(code)
+
+
+def usage(message: str, body: dict[str, object] | None = None, as_json: bool = False) -> typer.Exit:
+    return fail(message, body, as_json, EXIT_USAGE)
 
 
 @contextmanager
@@ -61,6 +74,9 @@ def reported(as_json: bool = False) -> Iterator[None]:
     except ValidationError as exc:  # an argument the request model refuses
         error = ApiError.invalid(exc)
         raise fail(f"{error.error} [{error.code}]", error.body(), as_json) from None
+    except OSError as exc:  # a file that vanished or cannot be read while the command ran
+        message = f"cannot read {exc.filename or 'a file'}: {exc.strerror or exc}"
+        raise usage(message, {"error": message, "code": "validation_failed", "details": {}}, as_json) from None
 
 
 def repository_for(client: Client, repo: str | None, where: Path | str = ".") -> str:

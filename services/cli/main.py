@@ -2,7 +2,8 @@
 
 Configuration: --url/--token/--profile, else CODEREVIEW_URL / CODEREVIEW_TOKEN / CODEREVIEW_PROFILE,
 else ~/.config/codereview/config.toml (written by `codereview login`).
-Exit codes: 0 clean; 1 findings reached --fail-on; 2 bad usage; 3 the service or configuration failed.
+Exit codes: 0 clean; 1 findings reached --fail-on; 2 bad usage (also a FILE that does not exist or
+is a directory); 3 the service or configuration failed.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from services.cli.output import (
     merge_sarif,
     print_json,
     reaches,
+    sarif_lines,
     sarif_severities,
 )
 from services.client import Client, api, workspace
@@ -98,8 +100,14 @@ def login(
 @app.command()
 def review(
     ctx: typer.Context,
-    files: Annotated[list[Path] | None, typer.Argument(help="Files to review as they are on disk")] = None,
-    staged: Annotated[bool, typer.Option("--staged", help="Review the staged changes (git diff --cached)")] = False,
+    files: Annotated[
+        list[Path] | None,
+        # click checks the paths: a missing file or a directory is bad usage (exit 2), not a finding.
+        typer.Argument(help="Files to review as they are on disk", exists=True, dir_okay=False, readable=True),
+    ] = None,
+    staged: Annotated[
+        bool, typer.Option("--staged", help="Review the staged changes: each staged file as it will be committed")
+    ] = False,
     base: Annotated[str | None, typer.Option("--base", help="Review this branch's changes against BASE")] = None,
     repo: RepoOpt = None,
     fmt: Annotated[Format, typer.Option("--format", "-f", help="table, json or sarif")] = Format.table,
@@ -129,6 +137,8 @@ def review(
     if fmt is Format.sarif:
         write(log, output)
         severities = sarif_severities(log)
+        if output:
+            sarif_lines(log)
         console(stderr=True).print(f"{len(severities)} finding(s) in SARIF{f' written to {output}' if output else ''}.")
     else:
         severities = [f.severity for f in result.findings]
@@ -144,15 +154,14 @@ def analysis_calls(
     root: Path, repo_id: str, files: list[Path], staged: bool, base: str | None
 ) -> list[api.Call[AnalysisResult]]:
     if staged:
-        diff = workspace.staged_diff(root)
-        return [api.review_changeset(repo_id, diff=diff)] if diff.strip() else []
+        # Each staged file with its exact staged content: a patch alone would be applied to the
+        # server's snapshot, which does not know a local commit made since the last index.
+        staged_files = workspace.staged_changes(root)
+        return [api.analyze_pr(repo_id, staged_files)] if staged_files else []
     if base is not None:
         changes = workspace.branch_changes(root, base)
         return [api.analyze_pr(repo_id, changes.files)] if changes.files else []
-    return [
-        api.analyze(repo_id, workspace.relative(root, f), f.read_text(encoding="utf-8", errors="replace"))
-        for f in files
-    ]
+    return [api.analyze(repo_id, workspace.relative(root, f), workspace.read_text(f)) for f in files]
 
 
 def write(document: Any, output: Path | None) -> None:
@@ -187,7 +196,7 @@ def report(
         print_json(result.model_dump(mode="json"))
         return
     unknown = result.calibration.unknown_findings
-    console().print(f"Recorded {result.accepted} verdict(s).")
+    console().print(f"Recorded {result.recorded} verdict(s).")
     if unknown:
         console(stderr=True).print(f"Not findings of this repository: {', '.join(unknown)}")
         raise typer.Exit(EXIT_FAILED)

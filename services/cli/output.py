@@ -45,6 +45,21 @@ def sarif_severities(log: dict[str, Any]) -> list[Severity]:
     return [SARIF_LEVELS.get(r.get("level", "warning"), "warning") for run in log["runs"] for r in run["results"]]
 
 
+def sarif_lines(log: dict[str, Any]) -> None:
+    """A SARIF log's results as the findings table prints them off a terminal, one line each."""
+    out = console()
+    for run in log["runs"]:
+        for r in run.get("results", []):
+            locations = r.get("locations") or [{}]
+            where = locations[0].get("physicalLocation", {})
+            path = where.get("artifactLocation", {}).get("uri", "")
+            line = where.get("region", {}).get("startLine", 0)
+            severity = SARIF_LEVELS.get(r.get("level", "warning"), "warning")
+            finding_id = r.get("properties", {}).get("findingId", "")
+            text = f"{path}:{line}: {severity} {r.get('ruleId', '')}: {r.get('message', {}).get('text', '')}"
+            out.print(f"{text} [{finding_id}]" if finding_id else text, markup=False, soft_wrap=True)
+
+
 def merge_results(results: Sequence[AnalysisResult]) -> AnalysisResult:
     """Several analyses (one per file) as one result, findings in path and line order."""
     if len(results) == 1:

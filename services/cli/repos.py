@@ -110,7 +110,7 @@ def wait(client: Client, repo_id: str, incremental: bool, quiet: bool) -> IndexS
             total = status.files_total or None
             bar.update(task, description=status.phase or status.state, completed=status.files_done, total=total)
 
-        return client.wait_for_index(repo_id, incremental=incremental, on_progress=show)
+        return client.wait_for_index(repo_id, trigger=True, incremental=incremental, on_progress=show)
 
 
 def describe(status: IndexStatus) -> None:

@@ -7,6 +7,6 @@ from services.client import api
 from services.client.client import AsyncClient, Client
 from services.client.config import ClientConfig, ConfigError
 from services.client.errors import ApiError
-from services.client.retry import RetryPolicy
+from services.client.retry import RetryPolicy, Wait
 
-__all__ = ["ApiError", "AsyncClient", "Client", "ClientConfig", "ConfigError", "RetryPolicy", "api"]
+__all__ = ["ApiError", "AsyncClient", "Client", "ClientConfig", "ConfigError", "RetryPolicy", "Wait", "api"]

@@ -4,7 +4,7 @@
 
     with Client() as client:                       # url and token from env or config file
         repo = client.send(api.create_repository(path="/src/shop"))
-        client.wait_for_index(repo.id)
+        client.wait_for_index(repo.id, trigger=True)
         result = client.send(api.analyze(repo.id, "app/x.py", content=open("app/x.py").read()))
 
 ``sleep`` and ``clock`` are parameters so tests can run the retry and polling rules without waiting.
@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, TypeVar
@@ -24,16 +25,30 @@ from services.client import config as cfg
 from services.client.api import Call
 from services.client.errors import ApiError
 from services.client.indexing import Pause, Progress, Steps, index_and_wait
-from services.client.retry import Attempts, RetryPolicy
+from services.client.retry import Attempts, RetryPolicy, Wait
 
 T = TypeVar("T")
 USER_AGENT = "codereview-client/0.1"
+log = logging.getLogger("services.client")
+
+
+def announce(wait: Wait) -> None:
+    """The default ``on_wait``: a caller that waits says so (stderr when logging is unconfigured)."""
+    log.warning("waiting %gs: %s", wait.seconds, wait.reason)
 
 
 class _Base:
-    def __init__(self, url: str | None, token: str | None, profile: str | None, retry: RetryPolicy | None) -> None:
+    def __init__(
+        self,
+        url: str | None,
+        token: str | None,
+        profile: str | None,
+        retry: RetryPolicy | None,
+        on_wait: Callable[[Wait], None] | None,
+    ) -> None:
         self.config = cfg.load(url=url, token=token, profile=profile)
         self.retry = retry or RetryPolicy()
+        self.on_wait = on_wait or announce
 
     def _headers(self) -> dict[str, str]:
         headers = {"User-Agent": USER_AGENT, "Accept": "application/json"}
@@ -50,8 +65,19 @@ class _Base:
         return args
 
     @staticmethod
-    def _status(answer: httpx.Response | httpx.TransportError) -> tuple[int, Mapping[str, str]]:
-        return (0, {}) if isinstance(answer, httpx.TransportError) else (answer.status_code, answer.headers)
+    def _status(answer: httpx.Response | httpx.TransportError) -> tuple[int, Mapping[str, str], str]:
+        """Status, headers and the error body's code: a 429's code says whether waiting helps."""
+        if isinstance(answer, httpx.TransportError):
+            return 0, {}, ""
+        code = ""
+        if not answer.is_success and answer.content:
+            try:
+                body = answer.json()
+            except ValueError:
+                body = None
+            if isinstance(body, dict) and isinstance(body.get("code"), str):
+                code = body["code"]
+        return answer.status_code, answer.headers, code
 
     def _read(self, call: Call[T], answer: httpx.Response | httpx.TransportError) -> T:
         if isinstance(answer, httpx.TransportError):
@@ -81,8 +107,9 @@ class Client(_Base):
         sleep: Callable[[float], None] = time.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.BaseTransport | None = None,
+        on_wait: Callable[[Wait], None] | None = None,
     ) -> None:
-        super().__init__(url, token, profile, retry)
+        super().__init__(url, token, profile, retry, on_wait)
         self.sleep, self.clock = sleep, clock
         self.http = httpx.Client(headers=self._headers(), timeout=timeout, transport=transport)
 
@@ -102,10 +129,11 @@ class Client(_Base):
                 answer: httpx.Response | httpx.TransportError = self.http.request(**self._request(call))
             except httpx.TransportError as exc:
                 answer = exc
-            delay = attempts.after(*self._status(answer))
-            if delay is None:
+            wait = attempts.after(*self._status(answer))
+            if wait is None:
                 return self._read(call, answer)
-            self.sleep(delay)
+            self.on_wait(wait)
+            self.sleep(wait.seconds)
 
     def drive(self, steps: Steps, on_progress: Callable[[IndexStatus], None] | None = None) -> IndexStatus:
         answer: Any = None
@@ -131,13 +159,17 @@ class Client(_Base):
         self,
         repo: str,
         *,
-        trigger: bool = True,
+        trigger: bool = False,
         incremental: bool = False,
         poll_interval: float = 1.0,
         timeout: float | None = None,
         on_progress: Callable[[IndexStatus], None] | None = None,
     ) -> IndexStatus:
-        """Trigger an index (unless ``trigger=False``) and poll its status until ready or failed."""
+        """Poll the index status until the run is ready or failed; ``trigger=True`` starts a run first.
+
+        By default nothing new is started: waiting follows the run in progress, or answers the
+        current status at once when there is none.
+        """
         steps = index_and_wait(repo, self.clock, trigger, incremental, poll_interval, timeout)
         return self.drive(steps, on_progress)
 
@@ -154,8 +186,9 @@ class AsyncClient(_Base):
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
         transport: httpx.AsyncBaseTransport | None = None,
+        on_wait: Callable[[Wait], None] | None = None,
     ) -> None:
-        super().__init__(url, token, profile, retry)
+        super().__init__(url, token, profile, retry, on_wait)
         self.sleep, self.clock = sleep, clock
         self.http = httpx.AsyncClient(headers=self._headers(), timeout=timeout, transport=transport)
 
@@ -175,10 +208,11 @@ class AsyncClient(_Base):
                 answer: httpx.Response | httpx.TransportError = await self.http.request(**self._request(call))
             except httpx.TransportError as exc:
                 answer = exc
-            delay = attempts.after(*self._status(answer))
-            if delay is None:
+            wait = attempts.after(*self._status(answer))
+            if wait is None:
                 return self._read(call, answer)
-            await self.sleep(delay)
+            self.on_wait(wait)
+            await self.sleep(wait.seconds)
 
     async def drive(
         self, steps: Steps, on_progress: Callable[[IndexStatus], Awaitable[None]] | None = None
@@ -206,12 +240,16 @@ class AsyncClient(_Base):
         self,
         repo: str,
         *,
-        trigger: bool = True,
+        trigger: bool = False,
         incremental: bool = False,
         poll_interval: float = 1.0,
         timeout: float | None = None,
         on_progress: Callable[[IndexStatus], Awaitable[None]] | None = None,
     ) -> IndexStatus:
-        """Trigger an index (unless ``trigger=False``) and poll its status until ready or failed."""
+        """Poll the index status until the run is ready or failed; ``trigger=True`` starts a run first.
+
+        By default nothing new is started: waiting follows the run in progress, or answers the
+        current status at once when there is none.
+        """
         steps = index_and_wait(repo, self.clock, trigger, incremental, poll_interval, timeout)
         return await self.drive(steps, on_progress)

@@ -33,7 +33,7 @@ class ApiError(Exception):
     @classmethod
     def invalid(cls, exc: ValidationError) -> ApiError:
         """A request model's refusal, before anything is sent, in the shape the gateway would answer."""
-        errors = exc.errors()
-        field = ".".join(str(part) for part in errors[0]["loc"]) if errors else ""
-        message = errors[0]["msg"] if errors else str(exc)
-        return cls(422, "validation_failed", f"invalid {field}: {message}", {"field": field})
+        errors = [{"field": ".".join(str(part) for part in e["loc"]), "message": e["msg"]} for e in exc.errors()]
+        field = errors[0]["field"] if errors else ""
+        message = errors[0]["message"] if errors else str(exc)
+        return cls(422, "validation_failed", f"invalid {field}: {message}", {"field": field, "errors": errors})

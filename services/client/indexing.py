@@ -34,7 +34,7 @@ Steps = Generator[Step, Any, IndexStatus]
 def index_and_wait(
     repo: str,
     clock: Callable[[], float],
-    trigger: bool = True,
+    trigger: bool = False,
     incremental: bool = False,
     poll_interval: float = 1.0,
     timeout: float | None = None,

@@ -7,6 +7,7 @@ Used by the CLI and the MCP server, which both run beside the developer's checko
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,12 +19,17 @@ STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "a
 
 
 def git(root: Path, *args: str) -> str:
-    done = subprocess.run(
-        ["git", "-C", str(root), *args], capture_output=True, text=True, encoding="utf-8", errors="replace"
-    )
+    done = subprocess.run(["git", "-C", str(root), *args], capture_output=True)
     if done.returncode != 0:
-        raise ApiError(0, "validation_failed", f"git {' '.join(args)}: {done.stderr.strip()}", {"field": "path"})
-    return done.stdout
+        stderr = done.stderr.decode("utf-8", "replace").strip()
+        raise ApiError(0, "validation_failed", f"git {' '.join(args)}: {stderr}", {"field": "path"})
+    # Decoded without newline translation: a file's CRLF endings are part of what is reviewed.
+    return done.stdout.decode("utf-8", "replace")
+
+
+def read_text(path: Path) -> str:
+    """A file's text as the repository holds it (line endings kept, undecodable bytes replaced)."""
+    return path.read_bytes().decode("utf-8", "replace")
 
 
 def toplevel(path: Path | str = ".") -> Path:
@@ -45,11 +51,6 @@ def relative(root: Path, path: Path | str) -> str:
         raise ApiError(0, "validation_failed", f"{path} is outside {root}", {"field": "path"}) from None
 
 
-def staged_diff(root: Path) -> str:
-    """``git diff --cached`` as the analyzer reads it (no colour, no external diff, renames found)."""
-    return git(root, "diff", "--cached", "--no-color", "--no-ext-diff", "-M")
-
-
 @dataclass(frozen=True)
 class BranchChanges:
     base: str
@@ -57,18 +58,32 @@ class BranchChanges:
     files: list[FilePatch]
 
 
+def changed_files(root: Path, *sides: str, content: Callable[[str], str]) -> list[FilePatch]:
+    """The files ``git diff <sides>`` names, each with its patch (which lines changed) and its
+    new content as ``content(path)`` reads it, so the server needs no snapshot of the old side."""
+    files: list[FilePatch] = []
+    for line in git(root, "diff", "--name-status", "-M", "--no-color", *sides).splitlines():
+        parts = line.split("\t")
+        status = STATUS.get(parts[0][:1], "modified")
+        path = parts[-1]
+        patch = git(root, "diff", "--no-color", "--no-ext-diff", "-M", *sides, "--", *parts[1:])
+        files.append(
+            FilePatch(path=path, status=status, patch=patch, content=None if status == "removed" else content(path))
+        )
+    return files
+
+
+def staged_changes(root: Path) -> list[FilePatch]:
+    """The staged changes: the patch against HEAD for the changed lines, and each file's staged
+    content exactly as it will be committed (``git show :path``), whatever HEAD the server saw."""
+    return changed_files(root, "--cached", content=lambda path: git(root, "show", f":{path}"))
+
+
 def branch_changes(root: Path, base: str) -> BranchChanges:
     """The files HEAD changed since it forked from ``base``, each with its patch and new content."""
     fork = git(root, "merge-base", base, "HEAD").strip()
     head = git(root, "rev-parse", "HEAD").strip()
-    files: list[FilePatch] = []
-    for line in git(root, "diff", "--name-status", "-M", "--no-color", fork, head).splitlines():
-        parts = line.split("\t")
-        status = STATUS.get(parts[0][:1], "modified")
-        path = parts[-1]
-        patch = git(root, "diff", "--no-color", "--no-ext-diff", "-M", fork, head, "--", *parts[1:])
-        content = None if status == "removed" else git(root, "show", f"{head}:{path}")
-        files.append(FilePatch(path=path, status=status, patch=patch, content=content))
+    files = changed_files(root, fork, head, content=lambda path: git(root, "show", f"{head}:{path}"))
     return BranchChanges(base=fork, head=head, files=files)
 
 

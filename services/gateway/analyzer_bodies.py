@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any, TypeVar
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import struct_pb2
 from google.protobuf.message import Message
 from pydantic import BaseModel
 
 from services.api import analysis as a
 from services.contracts.v1 import analyzer_pb2
-from services.kit.messages import plain
+from services.kit.messages import plain, struct_values
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -48,17 +48,6 @@ def review_context(context: analyzer_pb2.ReviewContext) -> a.ReviewContext:
     return a.ReviewContext.model_validate(raw)
 
 
-def _integers(value: Any) -> Any:
-    # A Struct holds every number as a double; SARIF's line numbers and indexes are integers.
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    if isinstance(value, dict):
-        return {k: _integers(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_integers(v) for v in value]
-    return value
-
-
 def sarif(log: struct_pb2.Struct) -> dict[str, Any]:
     """The SARIF 2.1.0 log as the analyzer wrote it."""
-    return _integers(json_format.MessageToDict(log))  # type: ignore[no-any-return]
+    return struct_values(log)

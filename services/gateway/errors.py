@@ -97,7 +97,7 @@ async def validation_error(request: Request, exc: RequestValidationError) -> Orj
         refused = await _authentication_failure(request)
         if refused is not None:
             return await service_error(request, refused)
-        return error_response(400, "validation_failed", "request body is not valid JSON", {"field": "body"})
+        return error_response(400, "bad_request", "request body is not valid JSON", {"field": "body"})
     first = errors[0] if errors else {}
     details = {
         "field": _field(tuple(first.get("loc", ()))),

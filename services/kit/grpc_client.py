@@ -16,7 +16,6 @@ from collections.abc import AsyncIterator, Awaitable
 from typing import Any, Protocol, TypeVar
 
 import grpc
-from google.protobuf import json_format
 from google.protobuf.descriptor import MethodDescriptor, ServiceDescriptor
 from google.protobuf.descriptor_pb2 import MethodOptions
 from google.protobuf.message import Message
@@ -27,6 +26,7 @@ from services.kit.context import current_request_id
 from services.kit.errors import CODE_TABLE, GRPC_TO_HTTP, ServiceError
 from services.kit.grpc_server import STATUS_DETAILS_KEY
 from services.kit.identity import PRINCIPAL_METADATA_KEY, REQUEST_ID_METADATA_KEY, current_principal
+from services.kit.messages import struct_values
 
 Req = TypeVar("Req", bound=Message)
 Resp = TypeVar("Resp", bound=Message)
@@ -132,7 +132,7 @@ def error_from_rpc(err: grpc.aio.AioRpcError) -> RemoteError:
             for packed in status.details:
                 detail = common_pb2.ErrorDetail()
                 if packed.Unpack(detail):
-                    details = json_format.MessageToDict(detail.details) if detail.HasField("details") else {}
+                    details = struct_values(detail.details) if detail.HasField("details") else {}
                     return RemoteError(detail.code, detail.message, details, err.code())
     code = err.code()
     if code == grpc.StatusCode.UNAVAILABLE:

@@ -13,7 +13,9 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from google.protobuf import json_format
 from google.protobuf.message import Message
+from google.protobuf.struct_pb2 import Struct
 from google.protobuf.timestamp_pb2 import Timestamp
 
 TIMESTAMP = Timestamp.DESCRIPTOR.full_name
@@ -68,3 +70,22 @@ def _single(field: Any, value: Any, timestamp: Callable[[Timestamp], Any]) -> An
     if field.message_type.full_name == TIMESTAMP:
         return timestamp(value)
     return plain(value, timestamp)
+
+
+def struct_values(struct: Struct) -> dict[str, Any]:
+    """A ``Struct`` as plain values with its whole numbers as ``int``.
+
+    A Struct holds every number as a double, so a count sent as 5 arrives as 5.0; every number
+    we put in one (counts, caps, seconds, line numbers) is an integer when it is whole.
+    """
+    return _whole(json_format.MessageToDict(struct))  # type: ignore[no-any-return]
+
+
+def _whole(value: Any) -> Any:
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    if isinstance(value, dict):
+        return {k: _whole(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_whole(v) for v in value]
+    return value

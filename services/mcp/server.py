@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from mcp.server.mcpserver import Context, MCPServer
-from mcp_types import CallToolResult, TextContent
+from mcp.server.mcpserver.exceptions import ToolError, UnexpectedToolError
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
 from pydantic import BaseModel, Field, ValidationError
 
 from services.api import analysis as a
@@ -62,9 +63,24 @@ def failed(error: dict[str, Any]) -> CallToolResult:
     )
 
 
+class ReviewServer(MCPServer):
+    """Arguments the tool's schema refuses answer like every other failure: the spec's error
+    body with ``code`` ``validation_failed`` (the SDK's default is pydantic's text)."""
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc, UnexpectedToolError) or not isinstance(exc.__cause__, ValidationError):
+                raise
+            return failed(ApiError.invalid(exc.__cause__).body())
+
+
 def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
     """The server; ``make_client(token)`` gives a client (``token`` from the HTTP request, if any)."""
-    server = MCPServer(
+    server = ReviewServer(
         "codereview",
         log_level="WARNING",  # stderr is the editor's log: no line per HTTP request
         instructions=(
@@ -127,7 +143,7 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
                 total = float(status.files_total) if status.files_total else None
                 await ctx.report_progress(float(status.files_done), total, status.phase or status.state)
 
-            status = await client.wait_for_index(repo.id, incremental=incremental, on_progress=progress)
+            status = await client.wait_for_index(repo.id, trigger=True, incremental=incremental, on_progress=progress)
             if status.state == "failed":
                 raise ApiError(409, "index_failed", status.error or "the index failed", status.model_dump(mode="json"))
             return IndexResult(repository=repo, created=created, status=status)
@@ -173,16 +189,18 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
         directory: DirectoryArg = None,
     ) -> Annotated[CallToolResult, a.AnalysisResult]:
         """Review a changeset: the given files, or (without file_paths) the staged changes of the local
-        work tree (its `git diff --cached`)."""
+        work tree (each staged file's content, its changed lines from `git diff --cached`)."""
 
         async def work(client: AsyncClient) -> a.AnalysisResult:
             repo_id = await resolve(client, repository, directory)
             if file_paths:
                 return await client.send(api.review_changeset(repo_id, file_paths=file_paths))
-            diff = workspace.staged_diff(workspace.toplevel(directory or "."))
-            if not diff.strip():
+            # The staged files travel with their content: the server may hold an older snapshot
+            # than the local HEAD, against which a bare patch would not apply.
+            staged = workspace.staged_changes(workspace.toplevel(directory or "."))
+            if not staged:
                 raise ApiError(400, "no_files", "nothing is staged and no file_paths were given")
-            return await client.send(api.review_changeset(repo_id, diff=diff))
+            return await client.send(api.analyze_pr(repo_id, staged))
 
         return await run(ctx, work)
 
@@ -273,7 +291,7 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
 
 def read_text(file: Path) -> str:
     try:
-        return file.read_text(encoding="utf-8", errors="replace")
+        return workspace.read_text(file)
     except OSError as exc:
         raise ApiError(404, "file_not_found", f"cannot read {file}: {exc.strerror}", {"field": "path"}) from None
 

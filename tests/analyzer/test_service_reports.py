@@ -34,7 +34,8 @@ async def test_dismissed_finding_stays_quiet_and_accepting_revives_it(harness: H
     before = rules(await analyze(harness))
     printed = before["idioms.print"]
     reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id=printed.id, verdict="dismissed")])
-    assert reply.accepted == 1
+    # A dismissal is recorded, not accepted.
+    assert (reply.recorded, reply.accepted, dict(reply.verdicts)) == (1, 0, {"dismissed": 1})
     assert reply.calibration.rules[0].rule == "idioms.print"
     assert reply.calibration.rules[0].false_positive_rate == 1.0
     after = rules(await analyze(harness))
@@ -76,7 +77,7 @@ async def test_report_validation_and_unknown_findings(harness: Harness) -> None:
     assert err.value.code == "validation_failed"
     assert err.value.details["field"] == "feedback[0].verdict"
     reply = await report(harness, [analyzer_pb2.FeedbackItem(finding_id="f_nope", verdict="dismissed")])
-    assert reply.accepted == 0
+    assert (reply.recorded, reply.accepted, dict(reply.verdicts)) == (0, 0, {})
     assert list(reply.calibration.unknown_findings) == ["f_nope"]
     with pytest.raises(ServiceError) as err:
         await report(harness, principal=BOB)
@@ -266,7 +267,8 @@ async def test_a_large_report_is_recorded_in_a_few_statements_and_its_last_word_
     items.append(analyzer_pb2.FeedbackItem(fingerprint=found[0].fingerprint, verdict="accepted"))
     items += [analyzer_pb2.FeedbackItem(fingerprint=f"{i:064x}", verdict="dismissed") for i in range(4000)]
     reply = await report(harness, items)
-    assert reply.accepted == len(found) + 1
+    assert reply.recorded == len(found) + 1
+    assert (reply.accepted, dict(reply.verdicts)) == (1, {"dismissed": len(found), "accepted": 1})
     assert len(reply.calibration.unknown_findings) == 4000
     async with harness.deps.db.session() as session:
         stored = {

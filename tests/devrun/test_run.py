@@ -10,9 +10,7 @@ import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import threading
-from pathlib import Path
 
 import httpx
 import psutil
@@ -20,6 +18,7 @@ import pytest
 
 from services.devrun.infra import free_port
 from services.devrun.system import ROOT
+from tests.conftest import scratch_dir
 from tests.devrun.test_supervisor import alive, wait_for
 
 pytestmark = pytest.mark.e2e
@@ -60,7 +59,7 @@ def ready(url: str) -> bool:
 def test_make_run_restarts_a_killed_service_keeps_the_rest_and_stops_cleanly() -> None:
     # Not pytest's tmp_path: as root the embedded server runs as its own user, which must
     # reach the data directory (the wheel opens the mkdtemp prefix, as tests/conftest.py does).
-    run_dir = Path(tempfile.mkdtemp(prefix="cr-devrun-")) / "run"
+    run_dir = scratch_dir("cr-devrun-") / "run"
     env = {k: v for k, v in os.environ.items() if not k.startswith("CR_") and k != "XDG_RUNTIME_DIR"}
     port = free_port()
     env.update({"CR_RUN_DIR": str(run_dir), "CR_GATEWAY_PORT": str(port)})

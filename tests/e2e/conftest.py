@@ -1,20 +1,18 @@
 from __future__ import annotations
 
-import tempfile
 from collections.abc import Iterator
-from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import SESSION, DatabaseFactory
+from tests.conftest import SESSION, DatabaseFactory, scratch_dir
 from tests.e2e.harness import RunningSystem, build_system
 
 
 @pytest.fixture(scope="session")
 def system(databases: DatabaseFactory, nats_url: str) -> Iterator[RunningSystem]:
     urls = {name: databases.create(name, "e2e") for name in ("billing", "indexer", "analyzer", "hostapp")}
-    running = build_system(nats_url, urls, f"E{SESSION}".upper(), Path(tempfile.mkdtemp(prefix="cr-e2e-")))
+    running = build_system(nats_url, urls, f"E{SESSION}".upper(), scratch_dir("cr-e2e-"))
     try:
         running.start()
         yield running

@@ -223,7 +223,7 @@ def test_dismissals_take_effect_and_show_on_the_dashboard(http: httpx.Client, in
         ],
     }
     reply = ok(request(http, "POST", f"/v1/repositories/{indexed.repo_id}/report_findings", indexed.auth, json=report))
-    assert reply["accepted"] == 2
+    assert (reply["recorded"], reply["accepted"], reply["verdicts"]) == (2, 1, {"dismissed": 1, "accepted": 1})
     assert reply["external"] == 1
     assert set(reply["calibration"]) == {"rules", "suppressed_fingerprints", "unknown_findings", "report_conventions"}
     assert type(reply["calibration"]["suppressed_fingerprints"]) is int
@@ -347,6 +347,10 @@ def test_every_analysis_counts_as_usage(http: httpx.Client, indexed: Indexed) ->
             break
         time.sleep(0.5)
     assert used >= len(audits) > 0
+    # Repositories are counted by the indexer, the same on both routes that report usage.
+    status = ok(request(http, "GET", "/v1/account/status", indexed.auth))
+    assert usage["usage"]["repositories"]["used"] == status["usage"]["repositories"]["used"] >= 1
+    assert usage["usage"]["repositories"]["remaining"] == status["usage"]["repositories"]["remaining"]
 
 
 def test_preferences_apply_to_every_analysis(http: httpx.Client, indexed: Indexed) -> None:

@@ -11,12 +11,10 @@ from __future__ import annotations
 
 import shutil
 import signal
-import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -32,7 +30,7 @@ from services.devrun.infra import (
     database_url,
     wait_for_port,
 )
-from tests.conftest import SESSION
+from tests.conftest import SESSION, scratch_dir
 from tests.e2e.conftest import admin_token
 from tests.e2e.harness import RunningSystem, build_system
 from tests.e2e.test_indexing import get_status, register
@@ -226,7 +224,7 @@ class World:
 
 @pytest.fixture(scope="session")
 def world() -> Iterator[World]:
-    work = Path(tempfile.mkdtemp(prefix="cr-faults-"))
+    work = scratch_dir("cr-faults-")
     (work / "pg").mkdir()
     pg = EmbeddedPostgres(work / "pg" / "data")
     nats = EmbeddedNats(work / "nats")

@@ -12,6 +12,7 @@ import pytest
 
 from services.gateway.app import create_app
 from services.gateway.settings import GatewaySettings
+from services.kit.errors import CODE_TABLE
 from tests.billing.conftest import Billing, settings_for, start_billing
 from tests.conftest import DatabaseFactory
 from tests.standins.accounts import StandIns
@@ -274,4 +275,6 @@ async def test_a_body_that_is_not_json_is_400_for_an_authenticated_caller(
     reply = await edge.post(
         "/v1/repositories", content=b"{not json", headers={**auth, "Content-Type": "application/json"}
     )
-    assert assert_error(reply, 400, "validation_failed")["details"] == {"field": "body"}
+    # The code's status in the one error table is the status answered (validation_failed is 422).
+    assert assert_error(reply, CODE_TABLE["bad_request"].http, "bad_request")["details"] == {"field": "body"}
+    assert reply.status_code == 400

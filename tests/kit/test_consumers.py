@@ -6,9 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
 from functools import partial
-from pathlib import Path
 
 from nats.aio.msg import Msg
 
@@ -16,6 +14,7 @@ from services.devrun.infra import EmbeddedNats
 from services.kit.bus import INDEX_JOBS, SUBJECT_INDEX_JOB, Bus
 from services.kit.inbox import DurableConsumer
 from services.kit.supervision import Supervisor
+from tests.conftest import scratch_dir
 
 
 async def wait_for(condition, timeout: float, what: str) -> None:  # type: ignore[no-untyped-def]
@@ -27,7 +26,7 @@ async def wait_for(condition, timeout: float, what: str) -> None:  # type: ignor
 
 
 async def test_consumer_survives_an_ack_lost_to_a_nats_outage(stream_prefix: str) -> None:
-    server = EmbeddedNats(Path(tempfile.mkdtemp(prefix="cr-consumer-")))
+    server = EmbeddedNats(scratch_dir("cr-consumer-"))
     bus = Bus(server.start(), stream_prefix)
     await bus.connect()
     await bus.ensure_streams()

@@ -68,3 +68,20 @@ def test_transient_is_one_column_of_the_table() -> None:
     assert RemoteError("upstream_error", "down", {}, grpc.StatusCode.UNAVAILABLE).transient
     assert RemoteError("no_such_code", "?", {}, grpc.StatusCode.UNAVAILABLE).transient
     assert not RemoteError("no_such_code", "?", {}, grpc.StatusCode.NOT_FOUND).transient
+
+
+def test_counts_in_details_cross_grpc_as_integers() -> None:
+    """A Struct carries numbers as doubles: the caller gets back the integers the service sent."""
+    from services.kit.grpc_client import error_from_rpc
+    from services.kit.grpc_server import status_trailer
+
+    details = {"used": 237, "cap": 200, "retry_after": 6, "share": 0.75, "nested": {"max_seats": 5}, "ids": [1, 2]}
+    trailer = status_trailer(grpc.StatusCode.RESOURCE_EXHAUSTED, "cap reached", "quota_exceeded", details)
+    err = grpc.aio.AioRpcError(
+        grpc.StatusCode.RESOURCE_EXHAUSTED, grpc.aio.Metadata(), grpc.aio.Metadata(*trailer), "cap reached"
+    )
+    remote = error_from_rpc(err)
+    assert remote.code == "quota_exceeded"
+    assert remote.details == details
+    assert all(type(remote.details[k]) is int for k in ("used", "cap", "retry_after"))
+    assert type(remote.details["nested"]["max_seats"]) is int

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import tempfile
-from pathlib import Path
 
 import pytest
 from sqlalchemy import func, select, text
@@ -18,6 +16,7 @@ from services.kit.bus import SUBJECT_ANALYSIS_COMPLETED, Bus
 from services.kit.inbox import EventConsumer
 from services.kit.outbox import OutboxRelay, add_event, envelope, pending_count
 from services.kit.supervision import Supervisor
+from tests.conftest import scratch_dir
 
 BATCH = 100  # the relay's batch
 
@@ -49,7 +48,7 @@ async def test_event_rolled_back_with_its_transaction_never_leaves(make_db) -> N
 
 async def test_relay_survives_nats_outage_and_delivers_after(make_db, stream_prefix: str) -> None:
     db = make_db("billing")
-    server = EmbeddedNats(Path(tempfile.mkdtemp(prefix="cr-outage-")))
+    server = EmbeddedNats(scratch_dir("cr-outage-"))
     url = server.start()
     bus = Bus(url, stream_prefix)
     await bus.connect()

@@ -611,23 +611,54 @@ Global___ReportFindingsRequest: _TypeAlias = ReportFindingsRequest  # noqa: Y015
 class ReportFindingsResponse(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 
+    @_typing.final
+    class VerdictsEntry(_message.Message):
+        DESCRIPTOR: _descriptor.Descriptor
+
+        KEY_FIELD_NUMBER: _builtins.int
+        VALUE_FIELD_NUMBER: _builtins.int
+        key: _builtins.str
+        value: _builtins.int
+        def __init__(
+            self,
+            *,
+            key: _builtins.str = ...,
+            value: _builtins.int = ...,
+        ) -> None: ...
+        _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+        def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+        _ClearFieldArgType: _TypeAlias = _typing.Literal["key", b"key", "value", b"value"]  # noqa: Y015
+        def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+        def WhichOneof(self, oneof_group: _Never) -> None: ...
+
     ACCEPTED_FIELD_NUMBER: _builtins.int
     EXTERNAL_FIELD_NUMBER: _builtins.int
     CALIBRATION_FIELD_NUMBER: _builtins.int
+    RECORDED_FIELD_NUMBER: _builtins.int
+    VERDICTS_FIELD_NUMBER: _builtins.int
     accepted: _builtins.int
+    """feedback items whose verdict is "accepted" """
     external: _builtins.int
+    recorded: _builtins.int
+    """feedback items recorded, whatever their verdict"""
     @_builtins.property
     def calibration(self) -> Global___Calibration: ...
+    @_builtins.property
+    def verdicts(self) -> _containers.ScalarMap[_builtins.str, _builtins.int]:
+        """recorded items per verdict"""
+
     def __init__(
         self,
         *,
         accepted: _builtins.int = ...,
         external: _builtins.int = ...,
         calibration: Global___Calibration | None = ...,
+        recorded: _builtins.int = ...,
+        verdicts: _abc.Mapping[_builtins.str, _builtins.int] | None = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["calibration", b"calibration"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "calibration", b"calibration", "external", b"external"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["accepted", b"accepted", "calibration", b"calibration", "external", b"external", "recorded", b"recorded", "verdicts", b"verdicts"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -23,6 +23,7 @@ from services.api.schemas import Checkout, CreateToken, OrgScoped, SwitchPlan
 from services.api.types import from_seconds
 from services.contracts.v1 import analyzer_pb2, billing_pb2, common_pb2, indexer_pb2
 from services.gateway import analyzer_bodies, params
+from services.gateway.clients import Clients
 from services.gateway.deps import ClientsDep, PrincipalDep
 from services.kit.grpc_client import call
 from services.kit.identity import owner_of_user
@@ -68,20 +69,28 @@ def plan_list(message: billing_pb2.PlanList) -> PlanList:
 async def status(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> AccountStatus:
     request = billing_pb2.AccountRequest(org_id=org_id)
     reply = await call(clients.billing.GetAccountStatus, request, principal=principal)
-    # Billing knows the repository cap, the indexer the repositories: the count comes from there.
-    count = indexer_pb2.CountRepositoriesRequest(owner=reply.owner)
-    used = (await call(clients.indexer.CountRepositories, count, principal=principal)).count
-    repositories = reply.usage.repositories
-    repositories.used = used
-    if repositories.cap != UNLIMITED:
-        repositories.remaining = max(0, repositories.cap - used)
+    await count_repositories(clients, principal, reply.owner, reply.usage.repositories)
     return AccountStatus.model_validate(plain(reply))
 
 
 @router.get("/usage", response_model=Usage, summary="Current-period usage records (any member)")
 async def usage(principal: PrincipalDep, clients: ClientsDep, org_id: str = OrgQuery) -> Usage:
     request = billing_pb2.AccountRequest(org_id=org_id)
-    return Usage.model_validate(plain(await call(clients.billing.GetUsage, request, principal=principal)))
+    reply = await call(clients.billing.GetUsage, request, principal=principal)
+    await count_repositories(clients, principal, reply.owner, reply.usage.repositories)
+    return Usage.model_validate(plain(reply))
+
+
+async def count_repositories(
+    clients: Clients, principal: common_pb2.Principal, owner: str, repositories: billing_pb2.MetricUsage
+) -> None:
+    """Billing knows the repository cap, the indexer the repositories: the count comes from there,
+    the same on every route that reports usage against caps."""
+    count = indexer_pb2.CountRepositoriesRequest(owner=owner)
+    used = (await call(clients.indexer.CountRepositories, count, principal=principal)).count
+    repositories.used = used
+    if repositories.cap != UNLIMITED:
+        repositories.remaining = max(0, repositories.cap - used)
 
 
 @router.get("/plans", response_model=PlanList, summary="Available plans with payment-provider price detail")
