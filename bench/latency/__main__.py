@@ -30,7 +30,7 @@ import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
 from bench.latency import corpus as corpora
-from services.billing.plans import DEFAULT_PLANS, FREE_PLAN
+from services.billing.plans import FREE_PLAN, HOSTED_PLANS
 from services.devrun.infra import (
     SERVICES_WITH_DB,
     EmbeddedNats,
@@ -112,7 +112,7 @@ async def _delete_streams(nats_url: str, prefix: str) -> None:
 
 def _plans_env() -> str:
     plans = []
-    for plan in DEFAULT_PLANS:
+    for plan in HOSTED_PLANS:
         doc = plan.model_dump()
         if plan.id == FREE_PLAN:
             doc["rate_limit_per_minute"] = BENCH_RATE_LIMIT_PER_MINUTE

@@ -246,10 +246,10 @@ class RestEngine:
 def plans_env_unlimited() -> str:
     """The free plan without caps or rate limit: the benchmark registers dozens of repositories
     and sends thousands of analyses (every request is still metered)."""
-    from services.billing.plans import DEFAULT_PLANS, FREE_PLAN
+    from services.billing.plans import FREE_PLAN, HOSTED_PLANS
 
     plans = []
-    for plan in DEFAULT_PLANS:
+    for plan in HOSTED_PLANS:
         doc = plan.model_dump()
         if plan.id == FREE_PLAN:
             doc["caps"] = {k: -1 for k in doc["caps"]}

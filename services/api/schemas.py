@@ -44,6 +44,11 @@ def one_of(*branches: dict[str, Any]) -> dict[str, Any]:
     return {"oneOf": list(branches)}
 
 
+def examples(*bodies: dict[str, Any]) -> dict[str, Any]:
+    """``json_schema_extra`` with whole-body examples: bodies the route accepts as they stand."""
+    return {"examples": list(bodies)}
+
+
 def _json_number(value: object) -> object:
     # JSON true is not the number 1 and "1" is not a number; an integral 3.0 is the integer 3, as in
     # JSON Schema. Booleans are StrictBool for the same reason: 0 is not false.
@@ -70,7 +75,9 @@ class CreateRepository(Strict):
     """Exactly one source: ``path`` | ``url`` | ``full_name`` (the others absent or null)."""
 
     model_config = ConfigDict(
-        json_schema_extra=one_of(
+        # A local path is absolute (under the indexer's allowed roots): the example says so.
+        json_schema_extra=examples({"path": "/home/me/src/shop", "name": "shop"})
+        | one_of(
             *(
                 {"title": title, "required": [field], "properties": {field: {"type": "string", "pattern": pattern}}}
                 for field, title, pattern in (
@@ -146,6 +153,9 @@ class AnalyzePr(Strict):
 
 
 class ReviewChangeset(Strict):
+    """``diff`` when given; else ``file_paths``; else (``staged``) the server-side work tree's staged changes."""
+
+    model_config = ConfigDict(json_schema_extra=examples({"file_paths": ["src/shop/orders.py"]}))
     file_paths: list[RepoPath] = Field(default_factory=list, max_length=3000)
     diff: str | None = Field(None, description="Unified diff of staged changes")
     staged: StrictBool = Field(False, description="Read staged changes from the local worktree")

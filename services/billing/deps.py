@@ -32,7 +32,7 @@ class BillingDeps:
         return cls(
             db=db,
             settings=s,
-            catalogue=Catalogue.from_settings(s.plans, s.plans_file),
+            catalogue=Catalogue.from_settings(s.catalogue_plans, s.plans_file),
             payments=Payments(
                 s.stripe_api_key, s.stripe_api_base, timeout=s.stripe_timeout_seconds, price_ttl=s.price_cache_seconds
             ),

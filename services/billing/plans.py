@@ -1,10 +1,16 @@
 """The plan catalogue, from configuration: a free plan and paid plans tied to provider prices,
-each with usage caps, seat bounds and rate limits."""
+each with usage caps, seat bounds and rate limits.
+
+Two deployment modes give the defaults: ``self_hosted`` (one plan, no caps, rate limits sized to
+protect the server) and ``hosted`` (the service sold as plans). An operator's own catalogue
+(``CR_BILLING_PLANS`` / ``CR_BILLING_PLANS_FILE``) replaces either.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Literal
 
 import yaml
 from pydantic import BaseModel, Field
@@ -43,7 +49,23 @@ class PlanConfig(BaseModel):
         return self.caps.get(metric, UNLIMITED)
 
 
-DEFAULT_PLANS = [
+Mode = Literal["self_hosted", "hosted"]
+
+# A self-hosted install sells nothing: every account has everything, and the rate limits only keep
+# one token (a runaway script) or one organization from starving the server: 20 and 100 requests a
+# second, far above what a person, the CLI or an editor agent sends.
+SELF_HOSTED_PLANS = [
+    PlanConfig(
+        id="free",
+        name="Self-hosted",
+        caps={metric: UNLIMITED for metric in METRICS},
+        max_seats=UNLIMITED,
+        rate_limit_per_minute=1200,
+        org_rate_limit_per_minute=6000,
+    ),
+]
+
+HOSTED_PLANS = [
     PlanConfig(
         id="free",
         name="Free",
@@ -71,6 +93,10 @@ DEFAULT_PLANS = [
         org_rate_limit_per_minute=12000,
     ),
 ]
+
+
+def default_plans(mode: Mode) -> list[PlanConfig]:
+    return HOSTED_PLANS if mode == "hosted" else SELF_HOSTED_PLANS
 
 
 def effective_plan_id(plan: str, status: str) -> str:

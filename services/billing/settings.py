@@ -4,7 +4,7 @@ from typing import ClassVar
 
 from pydantic import model_validator
 
-from services.billing.plans import DEFAULT_PLANS, PlanConfig
+from services.billing.plans import Mode, PlanConfig, default_plans
 from services.kit.settings import ServiceSettings
 
 
@@ -35,9 +35,17 @@ class BillingSettings(ServiceSettings):
     checkout_cancel_url: str = "http://127.0.0.1:8080/account?checkout=cancel"
     portal_return_url: str = "http://127.0.0.1:8080/account"
 
-    # The plan catalogue: JSON in CR_BILLING_PLANS, or a YAML/JSON file in CR_BILLING_PLANS_FILE.
-    plans: list[PlanConfig] = DEFAULT_PLANS
+    # self_hosted (the default, `make run` included): one plan without caps, no payment provider
+    # needed. hosted: the service sold as plans (free, pro, team). docs/accounts.md.
+    mode: Mode = "self_hosted"
+    # The plan catalogue: JSON in CR_BILLING_PLANS, or a YAML/JSON file in CR_BILLING_PLANS_FILE;
+    # unset: the mode's default plans.
+    plans: list[PlanConfig] | None = None
     plans_file: str = ""
+
+    @property
+    def catalogue_plans(self) -> list[PlanConfig]:
+        return self.plans if self.plans is not None else default_plans(self.mode)
 
     rate_limit_window_seconds: int = 60
     # Sign-in routes carry no token: they are limited per client address instead (0 = off).

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import enum
 import json
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -256,9 +257,23 @@ def mcp(
     http: Annotated[bool, typer.Option("--http", help="Serve streamable HTTP instead of stdio")] = False,
     host: Annotated[str, typer.Option(help="HTTP bind address")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="HTTP port")] = 8765,
+    print_config: Annotated[
+        bool, typer.Option("--print-config", help="Print an editor's stdio configuration for this install and exit")
+    ] = False,
 ) -> None:
     """Run the MCP server for editor agents (stdio by default)."""
+    opts = options(ctx)
+    if print_config:
+        print_json(editor_config(cfg.load(url=opts.url, profile=opts.profile).url))
+        return
     from services.mcp.server import run  # the MCP SDK loads a web stack: only for this command
 
-    opts = options(ctx)
     run(url=opts.url, token=opts.token, profile=opts.profile, http=http, host=host, port=port)
+
+
+def editor_config(url: str) -> dict[str, Any]:
+    """The ``mcpServers`` entry for this install: the command by its absolute path, because an
+    editor starts it without the virtualenv on PATH (``make run`` puts nothing on PATH)."""
+    command = Path(sys.executable).absolute().with_name("codereview")
+    env = {"CODEREVIEW_URL": url, "CODEREVIEW_TOKEN": "${CODEREVIEW_TOKEN}"}
+    return {"mcpServers": {"codereview": {"command": str(command), "args": ["mcp"], "env": env}}}

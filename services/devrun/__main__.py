@@ -8,6 +8,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from types import FrameType
 
@@ -75,12 +76,21 @@ def _migrate(layout: SystemLayout) -> None:
         typer.echo(f"migrated {name}")
 
 
-def next_steps(url: str, allowed_roots: str) -> str:
+def accounts_line(env: Mapping[str, str]) -> str:
+    if env.get("CR_BILLING_PLANS") or env.get("CR_BILLING_PLANS_FILE"):
+        return "accounts: the plans of CR_BILLING_PLANS / CR_BILLING_PLANS_FILE"
+    if env.get("CR_BILLING_MODE") == "hosted":
+        return "accounts: hosted mode, the free / pro / team plans (docs/accounts.md)"
+    return "accounts: self-hosted mode, no usage caps, no billing (docs/accounts.md)"
+
+
+def next_steps(url: str, allowed_roots: str, env: Mapping[str, str]) -> str:
     codereview = Path(sys.executable).with_name("codereview")
     with contextlib.suppress(ValueError):
         codereview = codereview.relative_to(Path.cwd())
     return f"""
   gateway ready: {url}   (Ctrl-C stops everything)
+  {accounts_line(env)}
 
   Next steps (README.md explains them):
     1. a user and its access token, to sign in to the dashboard at {url}/ :
@@ -93,12 +103,12 @@ def next_steps(url: str, allowed_roots: str) -> str:
 """
 
 
-def _announce_when_ready(url: str, allowed_roots: str, stopping: threading.Event) -> None:
+def _announce_when_ready(url: str, allowed_roots: str, env: Mapping[str, str], stopping: threading.Event) -> None:
     deadline = time.monotonic() + 120
     while not stopping.is_set() and time.monotonic() < deadline:
         try:
             if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                print(next_steps(url, allowed_roots), flush=True)
+                print(next_steps(url, allowed_roots, env), flush=True)
                 return
         except httpx.HTTPError:
             pass
@@ -132,7 +142,7 @@ def run() -> None:
         supervisor = Supervisor(programs, out=sys.stdout, stopping=stop_requested)
         if not stop_requested.is_set():
             roots = env.get("CR_INDEXER_ALLOWED_ROOTS", "")
-            args = (layout.gateway_url, roots, stop_requested)
+            args = (layout.gateway_url, roots, env, stop_requested)
             threading.Thread(target=_announce_when_ready, args=args, daemon=True).start()
             supervisor.run()
     finally:

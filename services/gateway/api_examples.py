@@ -3,8 +3,10 @@ written into docs/api.md between two markers. ``python -m services.gateway.api_e
 the section; tests/gateway/test_api_examples.py fails when it is stale or an example does not
 validate against its schema.
 
-An example takes a field's own ``examples``, else its first enum value or default, else a value
-its name suggests; every property is shown, and a ``oneOf`` shows its first alternative.
+An example takes a model's or field's own ``examples``, else its first enum value or default,
+else a value its name suggests (never the field's name as a placeholder); every property is shown,
+and a ``oneOf`` shows its first alternative. Request examples are bodies the server accepts: the
+tests send each through its route's model.
 """
 
 from __future__ import annotations
@@ -25,6 +27,38 @@ Schema = dict[str, Any]
 
 # Values a field's name suggests, for strings without examples of their own.
 BY_NAME: list[tuple[str, Any]] = [
+    (r"^(source|repository_path)$", "/home/me/src/shop"),
+    (r"^(file_paths|files|ignored_paths|file|paths)$", "src/shop/orders.py"),
+    (r"^(target|cycles)$", "src/billing/invoice.py"),
+    (r"^(domain|prefix_domain)$", "shop"),
+    (r"^languages$", "python"),
+    (r"^(disabled_rules|unknown_findings)$", "naming.case.function"),
+    (r"^enabled_families$", "naming"),
+    (r"^(agreement)$", "agrees"),
+    (r"^(learned|majority)$", "snake_case"),
+    (r"^setting$", "[tool.black] line-length = 88"),
+    (r"^errors$", "severity.naming: expected one of info, warning, error"),
+    (r"^notes$", "history read up to 10000 commits"),
+    (r"^phase$", "extracting"),
+    (r"^run_state$", "ready"),
+    (r"^effective_plan$", "pro"),
+    (r"^plan_name$", "Pro"),
+    (r"^metric$", "analyses"),
+    (r"^detail$", "analysis:4102fa619ab046bf8370d65b2f2b3b8e"),
+    (r"^verdict$", "dismissed"),
+    (r"^token_kind$", "pat"),
+    (r"^prefix$", "crp_1Aza"),
+    (r"^secret$", "crp_1AzalxybuxX5Idgmi2o2b9HyNddP131hvFH"),
+    (r"^updated_by$", "5c1f2a9d0b7e4c3f8a6d2e1b0c9f8e7d"),
+    (r"^date$", "2026-11-24"),
+    (r"^currency$", "usd"),
+    (r"^currency_note$", ""),
+    (r"^billing_scheme$", "per_unit"),
+    (r"^interval$", "month"),
+    (r"^nickname$", "Pro monthly"),
+    (r"^product$", "prod_pro"),
+    (r"^unit_amount_decimal$", "1900"),
+    (r"^type$", "text"),
     (r"(^|_)sha$|commit$|^(base|head)$", "9fceb02d0ae598e95dc970b74767f19372d61af8"),
     (r"^(repository_id|repo_id)$", "4102fa619ab046bf8370d65b2f2b3b8e"),
     (r"(^|_)id$", "5c1f2a9d0b7e4c3f8a6d2e1b0c9f8e7d"),

@@ -41,6 +41,7 @@ class IndexerSettings(ServiceSettings):
     # The job queue: JetStream redelivers a job whose worker stopped heartbeating after ack_wait.
     job_ack_wait_seconds: float = 20.0
     heartbeat_seconds: float = 4.0
+    progress_seconds: float = 1.0  # how often a running index publishes files done / total and phase
     lease_seconds: float = 20.0  # a run whose lease is older than this is presumed dead
     max_attempts: int = 3  # a run fails after this many claimed attempts
     run_timeout_seconds: float = 3600.0  # one attempt; then the run fails with "timeout"

@@ -234,7 +234,9 @@ class IndexWorker:
         stop a run that exceeds its time budget (a pathological repository or file)."""
         deadline = asyncio.get_running_loop().time() + self.settings.run_timeout_seconds
         while True:
-            await asyncio.sleep(self.settings.heartbeat_seconds)
+            # Progress is what a waiting client shows (files done of total): published every
+            # second, not only as often as the lease needs renewing.
+            await asyncio.sleep(min(self.settings.heartbeat_seconds, self.settings.progress_seconds))
             beat()
             if asyncio.get_running_loop().time() > deadline:
                 progress.timed_out = True

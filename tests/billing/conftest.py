@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from services.billing.deps import BillingDeps
-from services.billing.plans import DEFAULT_PLANS, PlanConfig
+from services.billing.plans import PlanConfig
 from services.billing.servicer import BillingServicer
 from services.billing.settings import BillingSettings
 from services.contracts.v1 import billing_pb2, billing_pb2_grpc, common_pb2
@@ -105,9 +105,23 @@ async def billing(databases: DatabaseFactory, standins: StandIns) -> AsyncIterat
 
 @pytest.fixture(scope="module")
 async def default_billing(databases: DatabaseFactory, standins: StandIns) -> AsyncIterator[Billing]:
-    """Billing with the built-in catalogue, as a fresh deployment has it (no provider prices)."""
+    """Billing with the hosted mode's built-in catalogue, as a fresh hosted deployment has it
+    (no provider prices)."""
     url = databases.create("billing", "defaults")
-    running, server = await start_billing(url, settings_for(url, standins, plans=DEFAULT_PLANS))
+    running, server = await start_billing(url, settings_for(url, standins, plans=None, mode="hosted"))
+    yield running
+    await running._channel.close()  # type: ignore[attr-defined]
+    await server.server.stop(0)
+    await running.db.dispose()
+
+
+@pytest.fixture(scope="module")
+async def self_hosted_billing(databases: DatabaseFactory, standins: StandIns) -> AsyncIterator[Billing]:
+    """Billing as an install without billing configuration has it: no mode, no plans set."""
+    url = databases.create("billing", "self_hosted")
+    settings = settings_for(url, standins, plans=None)
+    assert "mode" not in settings.model_fields_set  # the default is what is under test
+    running, server = await start_billing(url, settings)
     yield running
     await running._channel.close()  # type: ignore[attr-defined]
     await server.server.stop(0)

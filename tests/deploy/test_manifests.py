@@ -405,3 +405,30 @@ def test_overlays_differ_where_they_should(name: str) -> None:
     namespaces = {d["metadata"].get("namespace") for d in docs}
     assert namespaces == {"codereview" if name == "production" else "codereview-staging"}
     assert configmap(docs)["CR_ENVIRONMENT"] == name
+
+
+def test_every_operator_secret_key_is_optional_as_documented(overlay: list[Doc]) -> None:
+    """deploy.md: every key of the Secrets the operator writes is optional (an absent one switches
+    its feature off), so a pod starts without the webhook secrets of features not in use."""
+    documented = (ROOT / "docs" / "deploy.md").read_text()
+    assert "Every key is optional: an empty or\n   absent one switches its feature off" in documented
+    refs = [
+        env["valueFrom"]["secretKeyRef"]
+        for deployment in of_kind(overlay, "Deployment")
+        for container in all_containers(deployment)
+        for env in container.get("env", [])
+        if "secretKeyRef" in env.get("valueFrom", {})
+    ]
+    operators = [ref for ref in refs if ref["name"].startswith("codereview-")]
+    assert {ref["key"] for ref in operators} >= {"code-host-webhook-secret", "payment-webhook-secret"}
+    assert [ref for ref in operators if not ref.get("optional")] == []
+
+
+def test_the_secret_commands_create_every_file_they_read() -> None:
+    documented = (ROOT / "docs" / "deploy.md").read_text()
+    block = documented[documented.index("umask 077") :]
+    block = block[: block.index("```")]
+    read = set(re.findall(r"--from-file=([\w-]+)(?=\s|$)", block))
+    written = set(re.findall(r">\s*([\w-]+)", block))
+    assert read >= {"code-host-webhook-secret", "payment-webhook-secret"}
+    assert read <= written, read - written

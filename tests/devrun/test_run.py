@@ -83,6 +83,24 @@ def test_make_run_restarts_a_killed_service_keeps_the_rest_and_stops_cleanly() -
         assert '"level": "WARNING"' not in startup
         assert '"level": "ERROR"' not in startup
         assert "create-user" in startup  # the next steps are printed
+        # Self-hosted by default: no billing configured, no plan caps, said at start-up.
+        assert "accounts: self-hosted mode, no usage caps" in startup
+        system_env = dict(line.split("=", 1) for line in (run_dir / "system.env").read_text().splitlines())
+        created = subprocess.run(
+            [sys.executable, "-m", "services.billing.admin", "create-user", "solo"],
+            env={**env, "CR_BILLING_ADDR": system_env["CR_BILLING_ADDR"]},
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        token = next(line.split("=", 1)[1] for line in created.splitlines() if line.startswith("token="))
+        account = httpx.get(f"{url}/v1/account/status", headers={"Authorization": f"Bearer {token}"}).json()
+        assert account["plan_name"] == "Self-hosted", account
+        assert {metric: usage["cap"] for metric, usage in account["usage"].items()} == {
+            "analyses": -1,
+            "repositories": -1,
+            "ai_tokens": -1,
+        }
         supervisor = psutil.Process(proc.pid)
         before = service_pids(supervisor)
         assert set(before) == {"billing", "indexer", "analyzer", "hostapp", "gateway"}

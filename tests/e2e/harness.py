@@ -38,6 +38,9 @@ def build_system(
             # Every test connects from 127.0.0.1, and the schemathesis run sends many bad tokens on
             # purpose; the limit itself is tested per address in tests/gateway.
             "CR_BILLING_AUTH_FAILURE_LIMIT_PER_MINUTE": "5000",
+            # The accounts tests exercise the plans a hosted service sells (checkout, caps);
+            # make run's self-hosted default is tested in tests/devrun.
+            "CR_BILLING_MODE": "hosted",
             "CR_LOG_JSON": "true",
             **account_standins.start().env(),
             # The GitHub REST API of the hostapp (app JWT, installation tokens, PRs, checks, reviews).

@@ -5,6 +5,7 @@ failures must end in a settled state, never a stuck one."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import subprocess
 import zlib
@@ -18,6 +19,7 @@ from services.contracts.v1 import common_pb2, indexer_pb2
 from services.indexer.extraction import ExtractorPool
 from services.indexer.facts_codec import decode_facts
 from services.indexer.models import BlobFacts, IndexRun, Snapshot, SnapshotFile, now_ms
+from services.indexer.pipeline import Progress
 from services.indexer.servicer import IndexerServicer
 from services.indexer.sources import HostApp
 from services.indexer.worker import IndexWorker
@@ -517,3 +519,36 @@ async def test_paths_no_api_can_address_are_left_out_and_said_in_the_notes(env: 
     assert longest == len("ok.py")
     history = await env.read("GetHistory", repo.id)
     assert all(len(s.path) < 4096 for s in history.repository.hot_spots)
+
+
+async def test_a_running_index_publishes_its_progress_every_second(  # type: ignore[no-untyped-def]
+    make_db, tmp_path: Path, pool: ExtractorPool
+) -> None:
+    """What `repo index` and MCP show while a run works: files done of total and the phase, within
+    a second, not once per lease renewal (4 s, after which a small repository is already done)."""
+    db = make_db("indexer")
+    (tmp_path / "repos").mkdir()
+    env = Env(db, make_settings(tmp_path, db, heartbeat_seconds=4.0, lease_seconds=20.0), pool, tmp_path / "repos")
+    sample_repo(env.root / "proj", commits=1)
+    repo = await env.register("proj")
+    status = await env.trigger(repo.id)
+    async with env.db.session() as session:  # claimed by this worker, its pipeline under way
+        await session.execute(
+            update(IndexRun)
+            .where(IndexRun.id == status.run_id)
+            .values(state="indexing", attempts=1, worker=env.worker.name, lease_expires_at=now_ms() + 20_000)
+        )
+    progress = Progress(total=40, done=7, phase="extracting")
+    beat = asyncio.create_task(env.worker._heartbeat(status.run_id, progress))
+    try:
+        deadline = asyncio.get_running_loop().time() + 2.5
+        shown = await env.status(repo.id)
+        while (shown.files_done, shown.files_total) != (7, 40):
+            assert asyncio.get_running_loop().time() < deadline, f"no progress published: {shown}"
+            await asyncio.sleep(0.05)
+            shown = await env.status(repo.id)
+        assert (shown.state, shown.phase) == ("indexing", "extracting")
+    finally:
+        beat.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await beat
