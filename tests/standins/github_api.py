@@ -521,3 +521,36 @@ def e2e_standin() -> GitHubStandIn:
     if _E2E is None:
         _E2E = GitHubStandIn()
     return _E2E
+
+
+def pull_files(git_dir: Path, base: str, head: str) -> list[dict[str, Any]]:
+    """The code host's ``GET /pulls/{n}/files`` entries of a real change: each file's status and
+    its patch (the hunks of ``git diff base...head``, without the file headers), as GitHub lists them."""
+    out = subprocess.run(
+        ["git", "--git-dir", str(git_dir), "diff", "--no-color", "--no-ext-diff", "-M", f"{base}...{head}"],
+        capture_output=True,
+        check=True,
+    ).stdout.decode("utf-8", "replace")
+    files: list[dict[str, Any]] = []
+    for block in re.split(r"^diff --git ", out, flags=re.MULTILINE)[1:]:
+        lines = block.split("\n")
+        status, name = "modified", ""
+        for line in lines[1:]:
+            if line.startswith("@@"):
+                break
+            if line.startswith("new file mode"):
+                status = "added"
+            elif line.startswith("deleted file mode"):
+                status = "removed"
+            elif line.startswith("rename to "):
+                status, name = "renamed", line[len("rename to ") :]
+            elif line.startswith("+++ ") and line != "+++ /dev/null":
+                name = line[len("+++ b/") :]
+            elif line.startswith("--- ") and not name and line != "--- /dev/null":
+                name = line[len("--- a/") :]
+        first = next((i for i, line in enumerate(lines) if line.startswith("@@")), None)
+        patch = "\n".join(lines[first:]).rstrip("\n") if first is not None else ""
+        if not name:  # a binary or mode-only change: the name is in the "diff --git a/x b/x" line
+            name = lines[0].rsplit(" b/", 1)[-1]
+        files.append({"filename": name, "status": status, "patch": patch})
+    return files
