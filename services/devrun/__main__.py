@@ -15,6 +15,7 @@ from types import FrameType
 import httpx
 import typer
 
+from services.devrun import webhook_secrets
 from services.devrun.infra import SERVICES_WITH_DB, EmbeddedNats, EmbeddedPostgres, create_databases, stable_port
 from services.devrun.supervisor import Program, Supervisor
 from services.devrun.system import MODULES, ROOT, SystemLayout
@@ -60,6 +61,9 @@ def _prepare(stack: list) -> SystemLayout:
     )
     # A local run may index repositories under the user's home unless told otherwise.
     extra = {} if os.environ.get("CR_INDEXER_ALLOWED_ROOTS") else {"CR_INDEXER_ALLOWED_ROOTS": str(Path.home())}
+    secrets, generated = webhook_secrets.ensure(RUN_DIR)
+    extra.update(secrets)
+    typer.echo(webhook_secrets.describe(secrets, generated, RUN_DIR))
     return SystemLayout(
         nats_url=nats_url,
         database_urls=urls,

@@ -1,9 +1,16 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import ClassVar
+from typing import Any, ClassVar
+
+from pydantic import model_validator
 
 from services.kit.settings import BaseServiceSettings
+
+WEBHOOK_SECRETS = ("code_host_webhook_secret", "payment_webhook_secret")
+# Where a missing webhook secret is tolerated (its receiver refuses every delivery); anywhere
+# else the gateway refuses to start, so a deployment cannot silently answer 401 to everything.
+LENIENT_ENVIRONMENTS = frozenset({"development", "test"})
 
 
 class GatewaySettings(BaseServiceSettings):
@@ -14,7 +21,8 @@ class GatewaySettings(BaseServiceSettings):
     # Public addresses, as the spec names them ({base_url}, {staging_base_url}); both end in /v1.
     base_url: str = "http://127.0.0.1:8080/v1"
     staging_base_url: str = ""
-    # Webhook secrets: empty means the receiver refuses every delivery (fail closed).
+    # Webhook secrets: empty means the receiver refuses every delivery (fail closed). Outside
+    # development both must be set; the value "off" turns a receiver off on purpose.
     code_host_webhook_secret: str = ""
     payment_webhook_secret: str = ""
     payment_signature_tolerance_seconds: int = 300
@@ -30,6 +38,18 @@ class GatewaySettings(BaseServiceSettings):
     ai_upstream_url: str = ""
     ai_upstream_key: str = ""
     ai_default_model: str = "gpt-4o-mini"
+
+    @model_validator(mode="before")
+    @classmethod
+    def _webhook_secrets_outside_development(cls, data: Any) -> Any:
+        if not isinstance(data, dict):
+            return data
+        environment = str(data.get("environment") or "development")
+        missing = [name for name in WEBHOOK_SECRETS if not str(data.get(name) or "").strip()]
+        if missing and environment not in LENIENT_ENVIRONMENTS:
+            names = ", ".join(f"CR_GATEWAY_{name.upper()}" for name in missing)
+            raise ValueError(f"{names} must be set outside development (the value 'off' turns that receiver off)")
+        return {**data, **{name: "" for name in WEBHOOK_SECRETS if str(data.get(name) or "").strip() == "off"}}
 
     def listen_host(self) -> str:
         return self.host or self.bind_host

@@ -161,7 +161,8 @@ def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fixed(
     assert job1["state"] == "completed", job1
     assert job1["conclusion"] == "failure"  # a new strict finding fails by default
     (comment,) = comments_on(h, 1)
-    assert (comment["path"], comment["line"]) == ("app/accounts/audit.py", 10)
+    # On the function's line, and spanning its call: the suggestion must change both.
+    assert (comment["path"], comment["start_line"], comment["line"]) == ("app/accounts/audit.py", 10, 19)
     assert "naming.case.function" in comment["body"]
     fingerprint = db_rows(system, "hostapp", "select fingerprint from pr_findings where comment_id = %s", comment["id"])
 
@@ -171,7 +172,7 @@ def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fixed(
     request = comment["_request"]
     assert (request["start_line"], request["line"]) == (10, 19)
     old = (h.work / "app/accounts/audit.py").read_text().splitlines(keepends=True)
-    new = [*old[:request["start_line"] - 1], suggestion.group(1), *old[request["line"]:]]
+    new = [*old[: request["start_line"] - 1], suggestion.group(1), *old[request["line"] :]]
     check = h.work.parent / "suggestion"
     subprocess.run(["git", "worktree", "add", "-q", "--detach", str(check), head1], cwd=h.work, check=True)
     patched = check / "app/accounts/audit.py"
