@@ -13,6 +13,7 @@ BENCHMARKS = (
     "bench.determinism",
     "bench.latency",
     "bench.cochange",
+    "bench.pr_review",
 )
 
 

@@ -68,3 +68,61 @@ def test_conclusion_by_worst_severity() -> None:
     assert review.conclusion([finding("a", 1, "error")], "error") == "failure"
     assert review.conclusion([finding("a", 1, "warning")], "warning") == "failure"
     assert review.conclusion([finding("a", 1, "error")], "never") == "neutral"
+
+
+def rename(line: int, name: str = "loadNames", fixed: str = "load_names") -> analyzer_pb2.Finding:
+    evidence = analyzer_pb2.Evidence(level="strict", symbol=name)
+    evidence.detail["name"].text = name
+    return analyzer_pb2.Finding(
+        path="app.py",
+        start_line=line,
+        end_line=line,
+        rule="naming.case.function",
+        severity="warning",
+        message="rename",
+        suggestion=fixed,
+        evidence=evidence,
+        fingerprint="fp",
+    )
+
+
+RENAME_PATCH = "\n".join(
+    [
+        "@@ -1,2 +1,7 @@",
+        " import os",
+        "+def loadNames():",
+        "+    return os.sep",
+        "+",
+        "+",
+        "+X = loadNames() + loadNamesToo()",
+        " y = 1",
+    ]
+)
+
+
+def test_a_rename_suggestion_covers_every_line_of_the_hunk_that_names_it() -> None:
+    from services.hostapp import suggestions
+
+    fix = suggestions.suggest(RENAME_PATCH, rename(2), 2)
+    assert fix is not None
+    assert (fix.start, fix.end) == (2, 6)
+    assert fix.text == "def load_names():\n    return os.sep\n\n\nX = load_names() + loadNamesToo()\n"
+    files = [ChangedFile("app.py", "modified", RENAME_PATCH)]
+    (comment,) = review.plan(files, [rename(2)], max_comments=5).comments
+    assert (comment["start_line"], comment["line"], comment["start_side"]) == (2, 6, "RIGHT")
+    assert "```suggestion\ndef load_names():\n" in comment["body"]
+    assert review.marked_fingerprint(comment["body"]) == "fp"
+
+
+def test_no_suggestion_where_the_fix_is_not_mechanical_or_leaves_the_hunk() -> None:
+    from services.hostapp import suggestions
+
+    assert suggestions.suggest(RENAME_PATCH, rename(2, fixed="not an identifier"), 2) is None
+    docstring = analyzer_pb2.Finding(path="app.py", start_line=2, end_line=2, rule="documentation.docstring.function")
+    assert suggestions.suggest(RENAME_PATCH, docstring, 2) is None
+    assert suggestions.suggest(RENAME_PATCH, rename(9), 9) is None  # outside every hunk
+    layout = analyzer_pb2.Finding(
+        path="app.py", start_line=3, end_line=3, rule="formatting.indent.width", suggestion="  return os.sep"
+    )
+    fix = suggestions.suggest(RENAME_PATCH, layout, 3)
+    assert fix == suggestions.Suggestion(3, 3, "  return os.sep\n")

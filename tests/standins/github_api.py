@@ -49,6 +49,7 @@ class Call:
     query: dict[str, list[str]]
     headers: dict[str, str]
     body: Any
+    at: float = field(default_factory=time.monotonic)  # when it arrived (latency measures)
 
 
 @dataclass
