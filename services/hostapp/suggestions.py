@@ -73,7 +73,11 @@ def suggest(patch: str, finding: analyzer_pb2.Finding, line: int) -> Suggestion 
         return Suggestion(start, end, text)
     one_line = finding.start_line == max(finding.end_line, finding.start_line)
     if finding.rule.startswith(LINE_FIX_FAMILIES) and one_line and finding.start_line in lines:
-        if lines[finding.start_line] == finding.suggestion:
+        original = lines[finding.start_line]
+        text = finding.suggestion
+        if finding.rule.startswith("idioms."):  # an idiom's fix replaces the line's text, not its indentation
+            text = original[: len(original) - len(original.lstrip())] + text.strip()
+        if text == original:
             return None
-        return Suggestion(finding.start_line, finding.start_line, finding.suggestion + "\n")
+        return Suggestion(finding.start_line, finding.start_line, text + "\n")
     return None

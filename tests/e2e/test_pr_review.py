@@ -196,7 +196,8 @@ def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fixed(
     # Fixed: the thread is resolved with a reply naming the commit; "fixed" reaches the analyzer.
     fixed = moved.replace("loadAuditNames", "load_audit_names")
     head3, job3 = push(system, http, h, 1, {"app/accounts/audit.py": fixed})
-    assert (job3["state"], job3["conclusion"]) == ("completed", "success"), job3
+    summary = h.github.check_runs[job3["check_run_id"]]["output"]
+    assert (job3["state"], job3["conclusion"]) == ("completed", "success"), (job3, summary)
     assert h.github.thread_of(comment["id"])["resolved"] is True
     replies = [c["body"] for c in h.github.comments.values() if c.get("in_reply_to_id") == comment["id"]]
     assert replies == [f"Fixed in {head3}: this finding is gone from that commit's analysis."]

@@ -126,3 +126,15 @@ def test_no_suggestion_where_the_fix_is_not_mechanical_or_leaves_the_hunk() -> N
     )
     fix = suggestions.suggest(RENAME_PATCH, layout, 3)
     assert fix == suggestions.Suggestion(3, 3, "  return os.sep\n")
+
+
+def test_an_idiom_fix_keeps_the_line_indentation() -> None:
+    from services.hostapp import suggestions
+
+    patch = "@@ -1,2 +1,4 @@\n try:\n+    go()\n+except:\n+        pass"
+    bare = analyzer_pb2.Finding(
+        path="app.py", start_line=3, end_line=3, rule="idioms.bare_except", suggestion="except Exception:"
+    )
+    assert suggestions.suggest(patch, bare, 3) == suggestions.Suggestion(3, 3, "except Exception:\n")
+    nested = "@@ -1,2 +1,4 @@\n try:\n+    go()\n+    except:\n+        pass"
+    assert suggestions.suggest(nested, bare, 3) == suggestions.Suggestion(3, 3, "    except Exception:\n")
