@@ -14,7 +14,7 @@ def system(databases: DatabaseFactory, nats_url: str) -> Iterator[RunningSystem]
     urls = {name: databases.create(name, "e2e") for name in ("billing", "indexer", "analyzer", "hostapp")}
     running = build_system(nats_url, urls, f"E{SESSION}".upper(), scratch_dir("cr-e2e-"))
     try:
-        running.start()
+        running.start(timeout=180)  # a loaded 2-core machine starts five services slowly
         yield running
     finally:
         running.stop()

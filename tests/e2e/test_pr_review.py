@@ -56,6 +56,24 @@ def count_audit_names(store: dict[str, str], user_id: str) -> int:
 '''
 
 
+def with_test(path: str, module: str) -> dict[str, str]:
+    """The module and the test the repository's convention wants beside it."""
+    package, name = path.split("/")[1], path.rsplit("/", 1)[1].removesuffix(".py")
+    function = next(line.split("(")[0][4:] for line in module.splitlines() if line.startswith("def count_"))
+    test = f'''"""Tests of the {name} module."""
+
+from __future__ import annotations
+
+from app.{package}.{name} import {function}
+
+
+def test_{function}_of_an_empty_store() -> None:
+    """An empty store counts nothing."""
+    assert {function}({{}}, "u1") == 0
+'''
+    return {path: module, f"tests/{package}/test_{name}.py": test}
+
+
 def db_rows(system: RunningSystem, service: str, sql: str, *params: Any) -> list[tuple[Any, ...]]:
     url = system.layout.database_urls[service].replace("postgresql+psycopg://", "postgresql://")
     with psycopg.connect(url) as conn:
@@ -157,7 +175,7 @@ def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fixed(
     system: RunningSystem, http: httpx.Client, hosted: Hosted
 ) -> None:
     h = hosted
-    head1, job1 = push(system, http, h, 1, {"app/accounts/audit.py": NEW_MODULE})
+    head1, job1 = push(system, http, h, 1, with_test("app/accounts/audit.py", NEW_MODULE))
     assert job1["state"] == "completed", job1
     assert job1["conclusion"] == "failure"  # a new strict finding fails by default
     (comment,) = comments_on(h, 1)
@@ -185,7 +203,7 @@ def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fixed(
 
     # Moved down two lines: no new comment, the thread is kept.
     moved = NEW_MODULE.replace("\n\ndef loadAuditNames", "\n\nLIMIT = 10\n\n\ndef loadAuditNames", 1)
-    _, job2 = push(system, http, h, 1, {"app/accounts/audit.py": moved})
+    _, job2 = push(system, http, h, 1, with_test("app/accounts/audit.py", moved))
     assert job2["state"] == "completed", job2
     assert len(comments_on(h, 1)) == 1
     assert len([r for r in h.github.reviews.values() if r["_pull"] == (REPO, 1)]) == 1
@@ -195,7 +213,7 @@ def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fixed(
 
     # Fixed: the thread is resolved with a reply naming the commit; "fixed" reaches the analyzer.
     fixed = moved.replace("loadAuditNames", "load_audit_names")
-    head3, job3 = push(system, http, h, 1, {"app/accounts/audit.py": fixed})
+    head3, job3 = push(system, http, h, 1, with_test("app/accounts/audit.py", fixed))
     summary = h.github.check_runs[job3["check_run_id"]]["output"]
     assert (job3["state"], job3["conclusion"]) == ("completed", "success"), (job3, summary)
     assert h.github.thread_of(comment["id"])["resolved"] is True
@@ -216,11 +234,11 @@ def test_a_thumbs_down_keeps_the_finding_quiet_in_the_next_analysis(
 ) -> None:
     h = hosted
     module = NEW_MODULE.replace("loadAuditNames", "loadLedgerNames").replace("Audit records", "Ledger records")
-    _, job1 = push(system, http, h, 2, {"app/billing/ledger_names.py": module})
+    _, job1 = push(system, http, h, 2, with_test("app/billing/ledger_names.py", module))
     assert job1["findings"] >= 1, job1
     (comment,) = comments_on(h, 2)
     h.github.react(comment["id"], "-1", login="maintainer")
-    _, job2 = push(system, http, h, 2, {"app/billing/ledger_names.py": module + "\n\nLIMIT = 10\n"})
+    _, job2 = push(system, http, h, 2, with_test("app/billing/ledger_names.py", module + "\n\nLIMIT = 10\n"))
     fingerprint = db_rows(
         system, "hostapp", "select fingerprint, state from pr_findings where comment_id = %s", comment["id"]
     )
@@ -233,7 +251,7 @@ def test_a_thumbs_down_keeps_the_finding_quiet_in_the_next_analysis(
 def test_a_thread_resolved_by_a_person_is_dismissed(system: RunningSystem, http: httpx.Client, hosted: Hosted) -> None:
     h = hosted
     module = NEW_MODULE.replace("loadAuditNames", "loadOrderNames").replace("Audit records", "Order records")
-    head, _ = push(system, http, h, 3, {"app/reports/order_names.py": module})
+    head, _ = push(system, http, h, 3, with_test("app/reports/order_names.py", module))
     (comment,) = comments_on(h, 3)
     event = load("pull_request_review_thread.resolved.json")
     event["installation"]["id"] = INSTALLATION
@@ -251,7 +269,7 @@ def test_a_clean_pull_request_gets_success_and_no_review(
 ) -> None:
     h = hosted
     clean = NEW_MODULE.replace("loadAuditNames", "load_entry_names").replace("Audit records", "Entry records")
-    _, job = push(system, http, h, 4, {"app/reports/entry_names.py": clean})
+    _, job = push(system, http, h, 4, with_test("app/reports/entry_names.py", clean))
     assert (job["state"], job["conclusion"], job["comments"]) == ("completed", "success", 0), job
     assert [r for r in h.github.reviews.values() if r["_pull"] == (REPO, 4)] == []
     run = h.github.check_runs[job["check_run_id"]]
