@@ -87,7 +87,6 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "quantity": ("qty",),
     "query": ("qry",),
     "receive": ("recv",),
-    "record": ("rec",),
     "reference": ("ref",),
     "register": ("reg",),
     "repository": ("repo",),
@@ -208,8 +207,9 @@ _COMMON = """
 """
 # Short forms with a reading of their own in code, or more than one: ``cls`` is Python's name for
 # the class (not ``close``), ``ops`` operations (not ``options``), ``prs`` pull requests or pairs
-# (not ``parse``), ``itms`` a URL scheme (``itms-services``), not ``items``.
-_READINGS = "cls ops prs itms mcs obj impl"
+# (not ``parse``), ``itms`` a URL scheme (``itms-services``), not ``items``; ``ttl`` is time to
+# live (not ``total``), ``rec`` a recursion or record.
+_READINGS = "cls ops prs itms mcs obj impl ttl rec"
 COMMON_WORDS: frozenset[str] = frozenset(_COMMON.split()) | frozenset(_READINGS.split())
 
 _TRANS = "trans"  # spelled ``x`` in short forms: txn, xfer, xform
