@@ -61,6 +61,10 @@ test: venv $(if $(CI),proto-check lint typecheck) ## Run all tests (unit, integr
 bench: venv ## Every benchmark of bench/run.py: indexing, quality, replay, determinism, latency, cochange
 	$(PY) -m bench.run
 
+.PHONY: soak
+soak: venv ## Mixed traffic with NATS restarted and hostapp killed once: lost, flaps, duplicates, p99 (SOAK_SECONDS=600)
+	$(PY) -m bench.soak --seconds $${SOAK_SECONDS:-600}
+
 .PHONY: clean
 clean: ## Remove the virtualenv and run state
 	rm -rf $(VENV) .run

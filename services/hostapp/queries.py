@@ -247,6 +247,13 @@ async def jobs_waiting_for(session: AsyncSession, key: str) -> list[PrJob]:
     return list(rows.scalars())
 
 
+async def oldest_active_job_ms(session: AsyncSession) -> int | None:
+    """When the oldest queued or running PR job was created (None: none is). Jobs waiting for an
+    index are left out: they wait for someone else's work, within their own bound."""
+    oldest = await session.execute(select(func.min(PrJob.created_at)).where(PrJob.state.in_(("queued", "running"))))
+    return oldest.scalar()
+
+
 async def jobs_to_reconcile(session: AsyncSession, *, now: int, requeue_before: int, wait_before: int) -> list[PrJob]:
     """Jobs whose message may be lost (queued for long), whose worker died (lease expired),
     or that waited for an index past the bound."""

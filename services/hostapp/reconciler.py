@@ -25,6 +25,7 @@ from services.hostapp.settings import HostAppSettings
 from services.hostapp.threads import Tracker
 from services.kit.db import Database
 from services.kit.errors import ServiceError
+from services.kit.metrics import JOB_AGE
 from services.kit.supervision import idle
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,8 @@ class Reconciler:
                     continue
                 await jobs.requeue(session, job)
                 counts["requeued"] += 1
+            oldest = await queries.oldest_active_job_ms(session)
+        JOB_AGE.labels("hostapp", "pr").set(0 if oldest is None else max(now - oldest, 0) / 1000)
         if counts["requeued"]:
             self.wake()
         if any(counts.values()):

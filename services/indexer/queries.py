@@ -153,6 +153,12 @@ async def owned_run(session: AsyncSession, run_id: str, worker: str) -> IndexRun
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+async def oldest_active_run_ms(session: AsyncSession) -> int | None:
+    """When the oldest queued or running index run was queued (None: none is)."""
+    oldest = await session.execute(select(func.min(IndexRun.queued_at)).where(IndexRun.state.in_(ACTIVE_STATES)))
+    return oldest.scalar()
+
+
 async def expired_runs(session: AsyncSession, now: int, limit: int = 50) -> list[IndexRun]:
     stmt = (
         select(IndexRun)

@@ -28,6 +28,7 @@ from services.kit.bus import INDEX_JOBS, SUBJECT_INDEX_JOB, Bus
 from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.inbox import DurableConsumer, decode_job, request_context
+from services.kit.metrics import JOB_AGE
 from services.kit.supervision import beat, idle
 
 log = logging.getLogger(__name__)
@@ -293,6 +294,8 @@ class Reaper:
                 max_attempts=self.settings.max_attempts,
                 requeue_after_ms=int(self.settings.requeue_after_seconds * 1000),
             )
+            oldest = await queries.oldest_active_run_ms(session)
+        JOB_AGE.labels("indexer", "index").set(0 if oldest is None else max(now_ms() - oldest, 0) / 1000)
         if touched:
             self.wake_relay()
         return touched

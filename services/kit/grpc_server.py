@@ -84,8 +84,13 @@ class _Context:
         self._tokens = (request_id_var.set(self.request_id), principal_var.set(self.principal))
 
     def __exit__(self, *exc: object) -> None:
-        request_id_var.reset(self._tokens[0])
-        principal_var.reset(self._tokens[1])
+        # A stream the client cancelled is closed by grpc from another task, whose Context never
+        # held our values: there is nothing to undo, and reset() would raise ValueError ("created
+        # in a different Context") into grpc's cleanup, logged as an error on every cancel.
+        with contextlib.suppress(ValueError):
+            request_id_var.reset(self._tokens[0])
+        with contextlib.suppress(ValueError):
+            principal_var.reset(self._tokens[1])
 
 
 class ServiceInterceptor(grpc.aio.ServerInterceptor):

@@ -21,6 +21,10 @@ HTTP_LATENCY = Histogram(
 OUTBOX_LAG = Gauge("cr_outbox_lag_seconds", "Age of the oldest unpublished outbox event", ["service"])
 OUTBOX_PENDING = Gauge("cr_outbox_pending", "Unpublished outbox events", ["service"])
 CONSUMER_LAG = Gauge("cr_consumer_pending", "Messages pending for a durable consumer", ["service", "consumer"])
+# Set by each job queue's periodic pass (the indexer's reaper, hostapp's reconciler): 0 when none waits.
+JOB_AGE = Gauge(
+    "cr_job_oldest_age_seconds", "Age of the oldest job queued or running (not finished)", ["service", "queue"]
+)
 EVENTS_CONSUMED = Counter("cr_events_consumed_total", "Events consumed", ["service", "consumer", "outcome"])
 
 

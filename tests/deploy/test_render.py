@@ -15,12 +15,14 @@ from tests.deploy.conftest import OVERLAYS, PLATFORM, rendered
 # policy/v1 are older) and the newest schema the pinned kubernetes-validate ships.
 VERSIONS = ("1.29.0", kubernetes_validate.utils.latest_version())
 
-# Operators' CRDs: CloudNativePG's Cluster, the Prometheus operator's ServiceMonitor and PodMonitor.
-# kubernetes-validate knows only built-in kinds, so these are checked by the tests below instead.
+# Operators' CRDs: CloudNativePG's Cluster, the Prometheus operator's ServiceMonitor, PodMonitor and
+# PrometheusRule. kubernetes-validate knows only built-in kinds, so these are checked by the tests
+# below instead (the alert rules by tests/deploy/test_alerts.py).
 CRD_KINDS = {
     ("postgresql.cnpg.io/v1", "Cluster"),
     ("monitoring.coreos.com/v1", "ServiceMonitor"),
     ("monitoring.coreos.com/v1", "PodMonitor"),
+    ("monitoring.coreos.com/v1", "PrometheusRule"),
 }
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from prometheus_client import REGISTRY
 from sqlalchemy import select, update
 
 from services.contracts.v1 import common_pb2, events_pb2, indexer_pb2
@@ -266,6 +267,29 @@ async def test_reaper_requeues_then_fails_runs_whose_worker_vanished(env) -> Non
     with acting_as(ALICE):  # not stuck: a new index can start
         again = await servicer.StartIndex(indexer_pb2.StartIndexRequest(repo=repo.id), None)  # type: ignore[arg-type]
     assert again.state == "queued"
+
+
+async def test_the_reaper_reports_the_age_of_the_oldest_unfinished_run(env) -> None:  # type: ignore[no-untyped-def]
+    """``cr_job_oldest_age_seconds`` (the CodeReviewJobStuck alert): a run queued 10 minutes
+    ago reads about 600 s; once none is queued or running it reads 0."""
+    db, settings, servicer, root = env
+    sample_repo(root / "aged", commits=1)
+    with acting_as(ALICE):
+        repo = await register(servicer, path=str(root / "aged"))
+        status = await servicer.StartIndex(indexer_pb2.StartIndexRequest(repo=repo.id), None)  # type: ignore[arg-type]
+    async with db.session() as session:
+        await session.execute(update(IndexRun).where(IndexRun.id == status.run_id).values(queued_at=now_ms() - 600_000))
+    reaper = Reaper(settings, db)
+
+    def age() -> float | None:
+        return REGISTRY.get_sample_value("cr_job_oldest_age_seconds", {"service": "indexer", "queue": "index"})
+
+    await reaper.reap_once()
+    assert 600 <= (age() or 0) < 660
+    async with db.session() as session:
+        await session.execute(update(IndexRun).where(IndexRun.id == status.run_id).values(state="failed"))
+    await reaper.reap_once()
+    assert age() == 0
 
 
 async def test_installation_events_register_and_retire_hosted_repositories(env) -> None:  # type: ignore[no-untyped-def]
