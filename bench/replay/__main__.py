@@ -9,8 +9,11 @@ incremental), the indexer's domains and co-change pairs (its own history summary
 log), the repository's tool configuration files, the engine's ``learn``
 (``bench.quality.engines.learn_as_analyzer``), then ``services.analyzer.review.review`` on the
 changed files limited to their added lines, plus the change-level findings, with default
-preferences. ``--window W`` learns once per W commits (at the parent of the window's first
-commit) when learning at every commit is too dear.
+preferences; each changed file's content at the parent is its base, so findings the parent already
+had are answered apart ("already there", as ``analyze_pr`` does) and counted beside the
+introduced ones: "before" figures count both, as the review did without a base. ``--window W``
+learns once per W commits (at the parent of the window's first commit) when learning at every
+commit is too dear.
 
 Reports, at the strict level: findings per 100 added source lines by rule; the share of changes
 with no finding; and the share of line findings a later commit resolves (Kim & Ernst, FSE 2007):
@@ -45,6 +48,9 @@ class Tally:
     commits: int = 0  # replayed commits that change reviewable source files
     no_source: int = 0  # replayed commits that change none
     silent: int = 0
+    silent_before: int = 0  # no strict finding even counting those already there
+    preexisting: int = 0  # strict findings on changed lines the parent already had
+    preexisting_by_rule: Counter[str] = field(default_factory=Counter)
     added_lines: int = 0
     by_rule: Counter[str] = field(default_factory=Counter)
     line_findings: int = 0
@@ -141,23 +147,30 @@ def replay(corpus: repos.Corpus, n: int, followup: int, window: int, keep_exampl
                 tally.learn_s += time.perf_counter() - t0
             t0 = time.perf_counter()
             head_tree = repos.tree(corpus.git_dir, commit)
+            parent_tree = _tree_cached(corpus, parent)
             targets = []
             added_total = 0
             for d in diffs:
+                base_sha = parent_tree.get(d.old_path or d.path) if d.status not in ("added", "copied") else None
+                base = blobs.get(base_sha) if base_sha else None
                 if d.status == "deleted":
-                    targets.append(Target(d.path, "deleted"))
+                    targets.append(Target(d.path, "deleted", base=base))
                     continue
                 sha = head_tree.get(d.path)
                 data = blobs.get(sha) if sha else None
                 changed = d.added_lines()
                 added_total += len(changed)
-                targets.append(Target(d.path, d.status, data, changed, old_path=d.old_path))
+                targets.append(Target(d.path, d.status, data, changed, old_path=d.old_path, base=base))
             out = review(entry, model, targets, prefs, max_bytes=1_000_000, change_level=True)
             tally.review_s += time.perf_counter() - t0
             strict = [f for f in out.findings if f.level == "strict"]
+            already = [f for f in out.preexisting if f.level == "strict"]
             tally.commits += 1
             tally.added_lines += added_total
             tally.silent += not strict
+            tally.silent_before += not (strict or already)
+            tally.preexisting += len(already)
+            tally.preexisting_by_rule.update(f.rule for f in already)
             for f in strict:
                 tally.by_rule[f.rule] += 1
                 tally.findings.append(_record(corpus, commit, f, head_tree, blobs))
@@ -243,14 +256,18 @@ def report(tallies: list[Tally], args: argparse.Namespace, quiet: bool = False) 
         f"\nreal-change replay: {args.commits} first-parent commits per repository before the last "
         f"{args.followup} (follow-up window), learning every {args.window} commit(s), strict level"
     )
+    print("  before = without the baseline (findings already there at the parent counted too)")
     print(
-        f"{'repository':<30} {'changes':>7} {'silent':>6} {'per100':>6} {'resolved':>8} {'learn s':>7} {'review s':>8}"
+        f"{'repository':<30} {'changes':>7} {'silent':>6} {'before':>6} {'per100':>6} {'before':>6}"
+        f" {'already':>7} {'resolved':>8} {'learn s':>7} {'review s':>8}"
     )
     for t in tallies:
+        found = sum(t.by_rule.values())
+        per100 = 100 / max(1, t.added_lines)
         print(
-            f"{t.name[:29]:<30} {t.commits:>7} {_r(t.silent, t.commits):>6}"
-            f" {100 * sum(t.by_rule.values()) / max(1, t.added_lines):>6.2f}"
-            f" {_r(t.resolved, t.line_findings):>8} {t.learn_s:>7.0f} {t.review_s:>8.0f}"
+            f"{t.name[:29]:<30} {t.commits:>7} {_r(t.silent, t.commits):>6} {_r(t.silent_before, t.commits):>6}"
+            f" {found * per100:>6.2f} {(found + t.preexisting) * per100:>6.2f}"
+            f" {t.preexisting:>7} {_r(t.resolved, t.line_findings):>8} {t.learn_s:>7.0f} {t.review_s:>8.0f}"
         )
     commits = sum(t.commits for t in tallies)
     silent = sum(t.silent for t in tallies)
@@ -258,7 +275,9 @@ def report(tallies: list[Tally], args: argparse.Namespace, quiet: bool = False) 
     by_rule: Counter[str] = Counter()
     line_by_rule: Counter[str] = Counter()
     resolved_by_rule: Counter[str] = Counter()
+    already_by_rule: Counter[str] = Counter()
     for t in tallies:
+        already_by_rule.update(t.preexisting_by_rule)
         by_rule.update(t.by_rule)
         line_by_rule.update(t.line_by_rule)
         resolved_by_rule.update(t.resolved_by_rule)
@@ -270,11 +289,20 @@ def report(tallies: list[Tally], args: argparse.Namespace, quiet: bool = False) 
         f"\n{commits} changes ({sum(t.no_source for t in tallies)} more touched no source file), "
         f"{lines} added source lines, {total} strict findings"
     )
-    print(f"{'rule':<40} {'findings':>8} {'per 100 lines':>13} {'resolved later':>14}")
-    for rule, n in by_rule.most_common():
+    already = sum(already_by_rule.values())
+    silent_before = sum(t.silent_before for t in tallies)
+    print(f"{'rule':<40} {'findings':>8} {'per 100 lines':>13} {'resolved later':>14} {'already there':>13}")
+    for rule in sorted(set(by_rule) | set(already_by_rule), key=lambda r: (-by_rule[r], -already_by_rule[r], r)):
+        n = by_rule[rule]
         res = _r(resolved_by_rule[rule], line_by_rule[rule]) if line_by_rule[rule] else "(change)"
-        print(f"{rule:<40} {n:>8} {100 * n / max(1, lines):>13.3f} {res:>14}")
-    print(f"{'all':<40} {total:>8} {100 * total / max(1, lines):>13.3f} {_r(resolved, line_findings):>14}")
+        print(f"{rule:<40} {n:>8} {100 * n / max(1, lines):>13.3f} {res:>14} {already_by_rule[rule]:>13}")
+    print(
+        f"{'all':<40} {total:>8} {100 * total / max(1, lines):>13.3f} {_r(resolved, line_findings):>14} {already:>13}"
+    )
+    print(
+        f"before the baseline: {total + already} strict findings, {100 * (total + already) / max(1, lines):.3f} per 100"
+        f" added lines, {_r(silent_before, commits)} of changes silent; {already} of them already there"
+    )
     verdict = "n/a" if share is None else ("ok" if share >= TARGET_SILENT else "MISSED")
     print(f"\nchanges with no strict finding: {_r(silent, commits)}  (target >= {TARGET_SILENT:.2f}: {verdict})")
     print(
@@ -305,6 +333,10 @@ def report(tallies: list[Tally], args: argparse.Namespace, quiet: bool = False) 
         "added_lines": lines,
         "findings": total,
         "per_100_lines": 100 * total / max(1, lines),
+        "preexisting": already,
+        "preexisting_by_rule": dict(already_by_rule.most_common()),
+        "silent_before": silent_before,
+        "per_100_lines_before": 100 * (total + already) / max(1, lines),
         "by_rule": dict(by_rule.most_common()),
         "line_findings": line_findings,
         "resolved": resolved,
@@ -316,6 +348,8 @@ def report(tallies: list[Tally], args: argparse.Namespace, quiet: bool = False) 
                 "silent": t.silent,
                 "added_lines": t.added_lines,
                 "findings": sum(t.by_rule.values()),
+                "preexisting": t.preexisting,
+                "silent_before": t.silent_before,
                 "line_findings": t.line_findings,
                 "resolved": t.resolved,
                 "examples": t.examples,

@@ -1,8 +1,13 @@
 """AnalyzeFile, AnalyzePullRequest and ReviewChangeset: gather the files, review, record, answer.
 
+A pull request and a changeset are reviewed against their base, so that what the change did not
+introduce is answered apart (``preexisting``): a pull request's base is its base commit (the
+``base_content`` of ``GetChanges``), else the indexed snapshot; a diff's and a staged change's base
+is the file before the change. A single file, or a path with no change, has no base.
+
 Round trips are kept to what the input requires: a file sent with its content needs none, an
-indexed path one ``GetFile``; a pull request sent with contents and patches none, with commits
-one ``GetChanges``; a staged changeset one ``GetChanges``.
+indexed path one ``GetFile``; a pull request with commits one ``GetChanges``, sent with patches
+and no commits one ``GetFile`` per changed file (its base); a staged changeset one ``GetChanges``.
 """
 
 from __future__ import annotations
@@ -19,7 +24,7 @@ from services.contracts.v1 import analyzer_pb2, indexer_pb2
 from services.kit.errors import ServiceError
 from services.kit.paths import repo_path
 from services.source.diff import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
-from services.source.facts import decode
+from services.source.facts import FileFacts, decode
 
 # Code-host file statuses -> ours.
 _STATUS = {"removed": "deleted", "deleted": "deleted", "added": "added", "renamed": "renamed", "copied": "added"}
@@ -53,6 +58,7 @@ async def _finish(
     pr_number: int = 0,
 ) -> analyzer_pb2.AnalysisResult:
     findings = outcome.findings[: deps.settings.max_findings_per_analysis]
+    preexisting = outcome.preexisting[: deps.settings.max_findings_per_analysis]
     evidences = [results.evidence(f) for f in findings]
     duration = (time.perf_counter() - started) * 1000
     async with deps.db.autocommit() as conn:  # one statement: see repository.record_audit
@@ -69,6 +75,7 @@ async def _finish(
             skipped=outcome.skipped,
             duration_ms=duration,
             pr_number=pr_number,
+            preexisting=len(outcome.preexisting),
         )
     # The relay is not woken: usage tolerates its poll interval (CR_ANALYZER_OUTBOX_POLL_SECONDS),
     # and waking it per analysis made the next request compete with the publish (~2x latency).
@@ -77,6 +84,9 @@ async def _finish(
         entry,
         audit_id,
         findings,
+        preexisting=preexisting,
+        preexisting_count=len(outcome.preexisting),
+        baseline=outcome.baseline,
         files=len(outcome.analyzed),
         skipped=outcome.skipped,
         duration_ms=duration,
@@ -107,13 +117,7 @@ async def _indexed(deps: Deps, entry: LoadedRepo, path: str) -> Target:
     reply = await deps.indexer.file(entry.id, path)
     if reply.skipped in UNSUPPORTED:
         raise _unsupported(path, reply.skipped)
-    facts = None
-    if reply.facts:
-        try:
-            facts = decode(reply.facts)
-        except Exception:  # facts of another schema: re-extract from the content
-            facts = None
-    return Target(path=path, data=reply.content, facts=facts)
+    return Target(path=path, data=reply.content, facts=_facts_of(reply.facts))
 
 
 async def analyze_file(deps: Deps, req: analyzer_pb2.AnalyzeFileRequest) -> analyzer_pb2.AnalysisResult:
@@ -148,15 +152,40 @@ def _from_changes(changes: indexer_pb2.Changes) -> list[Target]:
             data=None if c.status == "deleted" else c.content,
             changed=_changed_lines(c.added_lines),
             old_path=c.old_path,
+            base=None if c.status in _NO_BASE else c.base_content,
         )
         for c in changes.files
     ]
+
+
+# A file these statuses name had no base side (a copy is a new file).
+_NO_BASE = frozenset({"added", "copied"})
+
+
+def _facts_of(blob: bytes) -> FileFacts | None:
+    try:
+        return decode(blob) if blob else None
+    except Exception:  # facts of another schema: re-extracted from the content
+        return None
+
+
+async def _indexed_base(deps: Deps, entry: LoadedRepo, target: Target) -> None:
+    """The indexed snapshot's file as ``target``'s base, when the snapshot has it."""
+    try:
+        reply = await deps.indexer.file(entry.id, target.old_path or target.path)
+    except ServiceError as exc:
+        if exc.code not in ("file_not_found", "unsupported_file_type"):
+            raise
+        return
+    target.base = reply.content
+    target.base_facts = _facts_of(reply.facts)
 
 
 async def _patched(deps: Deps, entry: LoadedRepo, diff: FileDiff) -> Target:
     """Head-side content of one file of a diff: its own lines when added, else the indexed base patched."""
     target = Target(path=diff.path, status=diff.status, changed=diff.added_lines(), old_path=diff.old_path)
     if diff.status == "deleted":
+        await _indexed_base(deps, entry, target)
         return target
     if diff.binary:
         target.skip = "binary"
@@ -171,6 +200,8 @@ async def _patched(deps: Deps, entry: LoadedRepo, diff: FileDiff) -> Target:
             raise
         target.skip = str(exc.details.get("reason") or exc.code)
         return target
+    target.base = base.content
+    target.base_facts = _facts_of(base.facts)
     text = apply(base.content.decode("utf-8", "replace"), diff.hunks)
     if text is not None:
         target.data = text.encode()
@@ -197,12 +228,23 @@ async def analyze_pull_request(deps: Deps, req: analyzer_pb2.AnalyzePullRequestR
 
 
 async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePullRequestRequest) -> list[Target]:
-    """Targets from the code host's file list: its patches say which lines changed."""
+    """Targets from the code host's file list: its patches say which lines changed.
+
+    With the base and head commits, ``GetChanges`` gives the base side (and the head side of the
+    files sent without content); without them the base is the indexed snapshot's file.
+    """
     files = [(clean_path(f.path, "files.path"), f) for f in req.files]
     missing = [p for p, f in files if not f.content and _STATUS.get(f.status, "modified") != "deleted"]
     by_path: dict[str, Target] = {}
-    if missing and req.base and req.head:
-        by_path = {t.path: t for t in _from_changes(await deps.indexer.changes(entry.id, base=req.base, head=req.head))}
+    if req.base and req.head:
+        try:
+            changes = await deps.indexer.changes(entry.id, base=req.base, head=req.head)
+        except ServiceError:
+            if missing:
+                raise
+            changes = None  # every content was sent: reviewed without a base rather than not at all
+        if changes is not None:
+            by_path = {t.path: t for t in _from_changes(changes)}
     targets: list[Target] = []
     for path, f in files:
         status = _STATUS.get(f.status, "modified")
@@ -217,15 +259,21 @@ async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePu
             # cannot be limited to its changed lines, so it is not commented on line by line.
             changed = None if status == "added" else set()
         target = Target(path=path, status=status, changed=changed)
+        if known is not None:
+            target.old_path, target.base = known.old_path, known.base
         if status != "deleted":
             if f.content:
                 target.data = f.content
             elif known is not None:
                 target.data = known.data
             elif hunks:
-                diff = FileDiff(path=path, status=status, hunks=hunks)
-                target.data = (await _patched(deps, entry, diff)).data
+                patched = await _patched(deps, entry, FileDiff(path=path, status=status, hunks=hunks))
+                target.data, target.base, target.base_facts = patched.data, patched.base, patched.base_facts
         targets.append(target)
+    if not (req.base and req.head):
+        await asyncio.gather(
+            *(_indexed_base(deps, entry, t) for t in targets if t.base is None and t.status not in _NO_BASE)
+        )
     return targets
 
 

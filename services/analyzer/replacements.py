@@ -1,8 +1,8 @@
 """A change that replaces a settled library on purpose (tests moved from ``unittest`` to
 ``pytest``, ``requests`` swapped for ``httpx``) is not told that the repository uses the old one.
 
-Only when a change has such a finding on a modified file is the file's base fetched (one
-``GetFile`` at the model's commit per such file), so reviews without one cost nothing more.
+Only when a change has such a finding on a modified file is the file's base read: the base the
+review already has (``Target.base``), else one ``GetFile`` at the model's commit per such file.
 """
 
 from __future__ import annotations
@@ -35,6 +35,10 @@ async def drop_replaced(deps: Deps, entry: LoadedRepo, targets: list[Target], ou
 
 async def _base(deps: Deps, entry: LoadedRepo, target: Target) -> FileFacts | None:
     path = target.old_path or target.path
+    if target.base is not None:
+        if target.base_facts is not None and target.base_facts.path == path:
+            return target.base_facts
+        return extract(path, target.base)
     try:
         reply = await deps.indexer.file(entry.id, path, commit=entry.commit)
     except ServiceError:

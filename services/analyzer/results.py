@@ -87,6 +87,7 @@ def to_proto(f: Finding) -> analyzer_pb2.Finding:
         end_line=f.end_line,
         evidence=evidence_message(f),
         suggestion=f.suggestion or "",
+        preexisting=f.preexisting,
     )
 
 
@@ -100,18 +101,24 @@ def build_result(
     skipped: dict[str, str],
     duration_ms: float,
     fmt: str,
+    preexisting: Sequence[Finding] = (),
+    preexisting_count: int = 0,
+    baseline: bool = False,
 ) -> analyzer_pb2.AnalysisResult:
+    """The answer; SARIF carries the pre-existing findings too, marked by ``baselineState``."""
     result = analyzer_pb2.AnalysisResult(
         audit_id=audit_id,
         repository_id=entry.id,
         commit=entry.commit,
         findings=[to_proto(f) for f in findings],
+        preexisting=[to_proto(f) for f in preexisting],
+        preexisting_count=preexisting_count,
         files_analyzed=files,
         duration_ms=round(duration_ms, 3),
         skipped=[analyzer_pb2.SkippedFile(path=p, reason=r) for p, r in sorted(skipped.items())],
     )
     if fmt == "sarif":
-        sarif = to_sarif(findings, tool_name=deps.settings.sarif_tool_name)
+        sarif = to_sarif([*findings, *preexisting], tool_name=deps.settings.sarif_tool_name, baseline=baseline)
         sarif["runs"][0]["properties"] = {"auditId": audit_id, "repositoryId": entry.id, "commit": entry.commit}
         result.sarif.update(sarif)
     return result
@@ -131,8 +138,12 @@ async def record(
     skipped: dict[str, str],
     duration_ms: float,
     pr_number: int = 0,
+    preexisting: int = 0,
 ) -> str:
-    """Store the audit and its findings with ``analysis.completed`` atomically; the audit id."""
+    """Store the audit and its findings with ``analysis.completed`` atomically; the audit id.
+
+    Only what the change introduced is stored as its findings; the pre-existing ones are counted.
+    """
     audit_id = new_id()
     at = now_ms()
     keep = deps.settings.max_stored_findings_per_audit
@@ -159,6 +170,7 @@ async def record(
         "by_severity": dict(Counter(f.severity for f in findings)),
         "by_rule": dict(Counter(f.rule for f in findings)),
         "skipped": dict(list(skipped.items())[:200]),
+        "preexisting": preexisting,
     }
     audit = {
         "id": audit_id,

@@ -1,5 +1,11 @@
 """The core of every analysis: files under review checked against the repository's model.
 
+A change's findings are split into what it introduced and what its base already had
+(``engine/baseline.py``): when any file of the change comes with its base side, the head of each
+changed file and the base of each are also checked whole, and the findings on changed lines are
+paired with the base's. Files without a base side (added ones, or a review with no base at all)
+only add what they report.
+
 Pure CPU work (extraction with the shared source library, then the engine), so a batch runs in a
 worker thread while the event loop keeps serving; one small file runs inline, where a thread hop
 would cost more than it saves.
@@ -9,13 +15,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+import msgspec
+
 from services.analyzer.engine import (
+    CheckPrefs,
     ConventionModel,
     Finding,
     apply_calibration,
     check,
     check_change,
 )
+from services.analyzer.engine.baseline import split
 from services.analyzer.preferences import Effective
 from services.analyzer.state import LoadedRepo
 from services.source.extract import extract
@@ -37,11 +47,15 @@ class Target:
     facts: FileFacts | None = None  # as the indexer extracted them, when it did
     old_path: str = ""
     skip: str = ""  # why it cannot be reviewed, when that is known before extraction
+    base: bytes | None = None  # the content before the change (at old_path), None when it had none
+    base_facts: FileFacts | None = None  # the base's facts as the indexer extracted them
 
 
 @dataclass
 class Outcome:
-    findings: list[Finding] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)  # what the change introduced
+    preexisting: list[Finding] = field(default_factory=list)  # on changed lines, already at the base
+    baseline: bool = False  # whether the findings were compared with a base at all
     analyzed: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
     facts: dict[str, FileFacts] = field(default_factory=dict)  # of the files reviewed, head side
@@ -69,10 +83,18 @@ def review(
     max_bytes: int,
     change_level: bool,
 ) -> Outcome:
-    """Findings for ``targets`` (limited to their changed lines) plus the change-level ones."""
+    """Findings for ``targets`` (limited to their changed lines) plus the change-level ones, with
+    those the base already had set apart in ``preexisting``."""
     out = Outcome()
     check_prefs = prefs.check_prefs(model.config.level)
+    whole = msgspec.structs.replace(check_prefs, max_per_rule=1 << 30)  # for pairing: nothing capped
+    with_base = any(t.base is not None for t in targets)
+    reported: list[Finding] = []
+    unchanged: list[Finding] = []
+    base: list[Finding] = []
     for t in targets:
+        if with_base and t.base is not None and not prefs.ignores_path(t.old_path or t.path):
+            base.extend(_base_findings(t, model, whole, max_bytes))
         if t.status == "deleted":
             continue
         if prefs.ignores_path(t.path):
@@ -88,9 +110,17 @@ def review(
         if facts.skipped:
             out.skipped[t.path] = facts.skipped
             continue
-        out.findings.extend(check(facts, text_of(t.data), model, changed_lines=t.changed, prefs=check_prefs))
+        text = text_of(t.data)
+        reported.extend(check(facts, text, model, changed_lines=t.changed, prefs=check_prefs))
+        if with_base and t.changed and t.status != "added":
+            lines = t.changed
+            head = check(facts, text, model, prefs=whole)
+            unchanged.extend(f for f in head if not any(n in lines for n in range(f.start_line, f.end_line + 1)))
         out.analyzed.append(t.path)
         out.facts[t.path] = facts
+    introduced, preexisting = split(reported, unchanged, base) if with_base else (reported, [])
+    out.findings = introduced
+    out.baseline = with_base
     if change_level:
         live = [t for t in targets if t.status != "deleted" and not prefs.ignores_path(t.path)]
         out.findings.extend(
@@ -102,9 +132,27 @@ def review(
                 prefs=check_prefs,
             )
         )
-    calibrated = apply_calibration(out.findings, entry.calibration, level=check_prefs.level)
-    out.findings = [f for f in calibrated if prefs.keeps(f.rule, f.severity, f.confidence, f.path)]
+    out.findings = _kept(entry, prefs, check_prefs, out.findings)
+    out.preexisting = _kept(entry, prefs, check_prefs, preexisting)
     return out
+
+
+def _kept(entry: LoadedRepo, prefs: Effective, check_prefs: CheckPrefs, findings: list[Finding]) -> list[Finding]:
+    calibrated = apply_calibration(findings, entry.calibration, level=check_prefs.level)
+    return [f for f in calibrated if prefs.keeps(f.rule, f.severity, f.confidence, f.path)]
+
+
+def _base_findings(t: Target, model: ConventionModel, prefs: CheckPrefs, max_bytes: int) -> list[Finding]:
+    """The base side of one changed file, checked whole (nothing when it cannot be read)."""
+    assert t.base is not None
+    path = t.old_path or t.path
+    facts = usable_facts(t.base_facts, path) or extract(path, t.base, max_bytes=max_bytes)
+    if facts.skipped:
+        return []
+    found = check(facts, text_of(t.base), model, prefs=prefs)
+    if t.status == "deleted" or path == t.path:
+        return found
+    return [msgspec.structs.replace(f, path=t.path) for f in found]  # a rename's base, as the head names it
 
 
 def _gone(targets: list[Target]) -> list[str]:

@@ -70,6 +70,7 @@ class FindingFields(Body):
 class Finding(FindingFields):
     evidence: Evidence = Field(default_factory=Evidence)
     suggestion: str = ""
+    preexisting: bool = Field(False, description="The change's base already had it (listed under preexisting)")
 
 
 class Skipped(Body):
@@ -81,10 +82,18 @@ class AnalysisResult(Body):
     audit_id: str = ""
     repository_id: str = ""
     commit: str = Field("", description="The commit of the model the analysis used")
-    findings: list[Finding] = Field(default_factory=list)
+    findings: list[Finding] = Field(
+        default_factory=list, description="What the change introduced (for one file: all of its findings)"
+    )
     files_analyzed: Count = 0
     duration_ms: float = 0.0
     skipped: list[Skipped] = Field(default_factory=list)
+    preexisting: list[Finding] = Field(
+        default_factory=list,
+        description="Findings on the changed lines that the change's base already had ('already there'); "
+        "never in findings; empty for a single file",
+    )
+    preexisting_count: Count = Field(0, description="How many pre-existing findings, before the findings cap")
 
 
 # --- conventions and reports -------------------------------------------------------------------

@@ -42,7 +42,13 @@ def reaches(severities: Iterable[str], fail_on: str) -> bool:
 
 def sarif_severities(log: dict[str, Any]) -> list[Severity]:
     # SARIF's default level is "warning" when a result names none.
-    return [SARIF_LEVELS.get(r.get("level", "warning"), "warning") for run in log["runs"] for r in run["results"]]
+    # A result the change's base already had ("unchanged") is not the change's: it fails nothing.
+    return [
+        SARIF_LEVELS.get(r.get("level", "warning"), "warning")
+        for run in log["runs"]
+        for r in run["results"]
+        if r.get("baselineState") != "unchanged"
+    ]
 
 
 def sarif_lines(log: dict[str, Any]) -> None:
@@ -73,6 +79,8 @@ def merge_results(results: Sequence[AnalysisResult]) -> AnalysisResult:
         files_analyzed=sum(r.files_analyzed for r in results),
         duration_ms=sum(r.duration_ms for r in results),
         skipped=[s for r in results for s in r.skipped],
+        preexisting=[f for r in results for f in r.preexisting],
+        preexisting_count=sum(r.preexisting_count for r in results),
     )
 
 
@@ -125,6 +133,9 @@ def findings_table(result: AnalysisResult) -> None:
         counts = {s: sum(f.severity == s for f in result.findings) for s in reversed(SEVERITIES)}
         summary = ", ".join(f"{n} {s}" for s, n in counts.items() if n)
         out.print(f"{len(result.findings)} finding(s): {summary}; {result.files_analyzed} file(s) analyzed.")
+    if result.preexisting_count:
+        # Findings on the changed lines that the base already had: not this change's doing.
+        out.print(f"{result.preexisting_count} already there (not introduced by this change).")
     for skipped in result.skipped:
         console(stderr=True).print(f"skipped {skipped.path}: {skipped.reason}", markup=False)
 

@@ -34,8 +34,9 @@ def param(value: analyzer_pb2.Param) -> a.Param:
 def analysis(result: analyzer_pb2.AnalysisResult) -> a.AnalysisResult:
     raw = plain(result)
     raw.pop("sarif", None)
-    for finding, message in zip(raw["findings"], result.findings, strict=True):
-        finding["evidence"]["detail"] = {key: param(v) for key, v in message.evidence.detail.items()}
+    for listed, messages in ((raw["findings"], result.findings), (raw["preexisting"], result.preexisting)):
+        for finding, message in zip(listed, messages, strict=True):
+            finding["evidence"]["detail"] = {key: param(v) for key, v in message.evidence.detail.items()}
     return a.AnalysisResult.model_validate(raw)
 
 

@@ -170,7 +170,7 @@ async def get_changes(
             raise ServiceError("validation_failed", exc.message, {"field": "staged", "reason": exc.code}) from None
         reply = indexer_pb2.Changes(head="STAGED")
         for item in staged:
-            _add_change(reply, item.diff, item.content)
+            _add_change(reply, item.diff, item.content, item.base)
         return reply
     if not request.base or not request.head:
         raise ServiceError(
@@ -200,7 +200,7 @@ async def get_changes(
     contents = await asyncio.to_thread(_contents, str(mirror), diffs, settings.max_file_bytes)
     reply = indexer_pb2.Changes(base=request.base, head=request.head)
     for diff in diffs:
-        _add_change(reply, diff, contents.get(diff.blob_sha))
+        _add_change(reply, diff, contents.get(diff.blob_sha), contents.get(diff.base_sha))
     return reply
 
 
@@ -219,7 +219,10 @@ def _missing_commit(mirror: Path, revisions: dict[str, str]) -> str | None:
 
 
 def _contents(mirror: str, diffs: list[ChangedFile], max_bytes: int) -> dict[str, bytes]:
-    wanted = [d.blob_sha for d in diffs if d.blob_sha and d.status != "deleted" and not d.binary]
+    """Both sides' blobs by id: the head's to review, the base's to tell what the change introduced."""
+    heads = [d.blob_sha for d in diffs if d.blob_sha and d.status != "deleted" and not d.binary]
+    bases = [d.base_sha for d in diffs if d.base_sha and d.status not in ("added", "copied") and not d.binary]
+    wanted = list(dict.fromkeys(heads + bases))
     out: dict[str, bytes] = {}
     with READERS.borrow(mirror, max_bytes) as reader:
         for sha in wanted:
@@ -229,7 +232,11 @@ def _contents(mirror: str, diffs: list[ChangedFile], max_bytes: int) -> dict[str
     return out
 
 
-def _add_change(reply: indexer_pb2.Changes, diff: ChangedFile, content: bytes | None) -> None:
-    item = reply.files.add(path=diff.path, status=diff.status, old_path=diff.old_path, content=content or b"")
+def _add_change(
+    reply: indexer_pb2.Changes, diff: ChangedFile, content: bytes | None, base: bytes | None = None
+) -> None:
+    item = reply.files.add(
+        path=diff.path, status=diff.status, old_path=diff.old_path, content=content or b"", base_content=base or b""
+    )
     for r in diff.ranges:
         item.added_lines.add(start=r.start, end=r.end)

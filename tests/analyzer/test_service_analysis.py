@@ -373,3 +373,63 @@ async def test_a_change_that_replaces_the_settled_library_is_not_told_to_keep_it
     result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
     [finding] = [f for f in result.findings if f.rule == "dependencies.library.logging"]
     assert finding.evidence.choice == "logging"
+
+
+async def test_pull_request_answers_what_its_base_already_had_apart(harness: Harness) -> None:
+    """The base commit's content comes with GetChanges: an annotation-only edit of an old
+    undocumented function is "already there", a new undocumented function is the change's."""
+    repo = harness.indexer.repos["r-alice"]
+    old_def = "def count_audit_items(store: AuditStore) -> int:"
+    head = PLANTED.replace(old_def, "def count_audit_items(store: AuditStore, /) -> int:")
+    head += "\n\ndef drop_audit(store: AuditStore, audit_id: str) -> None:\n    store.items.pop(audit_id, None)\n"
+    lines = head.split("\n")
+    edited = lines.index(old_def.replace(") ->", ", /) ->")) + 1
+    new = next(i for i, line in enumerate(lines, 1) if line.startswith("def drop_audit"))
+    repo.changes[("base2", "head2")] = [
+        indexer_pb2.ChangedFile(
+            path=PLANTED_PATH,
+            status="modified",
+            added_lines=[
+                indexer_pb2.LineRange(start=edited, end=edited),
+                indexer_pb2.LineRange(start=new - 2, end=new + 1),
+            ],
+            content=head.encode(),
+            base_content=PLANTED.encode(),
+        )
+    ]
+    request = analyzer_pb2.AnalyzePullRequestRequest(repo="r-alice", base="base2", head="head2", pr_number=3)
+    result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
+
+    assert found(result) == {("documentation.docstring.function", new)}
+    assert [(f.rule, f.start_line, f.preexisting) for f in result.preexisting] == [
+        ("documentation.docstring.function", edited, True)
+    ]
+    assert result.preexisting_count == 1
+    assert not any(f.preexisting for f in result.findings)
+    async with harness.deps.db.session() as session:
+        audit = await session.get(Audit, result.audit_id)
+        stored = (await session.execute(select(FindingRow.rule).where(FindingRow.audit_id == result.audit_id))).all()
+    assert audit is not None
+    assert audit.findings == 1
+    assert audit.summary["preexisting"] == 1
+    assert [r for (r,) in stored] == ["documentation.docstring.function"]  # only what the change introduced
+
+    # The same change without a base (one file, or the base unknown) reports both, as before.
+    single = await analyze(harness, content=head)
+    assert {("documentation.docstring.function", edited), ("documentation.docstring.function", new)} <= found(single)
+    assert list(single.preexisting) == []
+    assert single.preexisting_count == 0
+
+
+async def test_a_changeset_diff_is_compared_with_the_indexed_file(harness: Harness) -> None:
+    harness.indexer.repos["r-alice"].files[PLANTED_PATH] = PLANTED.encode()
+    diff = (
+        f"diff --git a/{PLANTED_PATH} b/{PLANTED_PATH}\n--- a/{PLANTED_PATH}\n+++ b/{PLANTED_PATH}\n"
+        "@@ -32,1 +32,1 @@\n-def count_audit_items(store: AuditStore) -> int:\n"
+        "+def count_audit_items(store: AuditStore, /) -> int:\n"
+    )
+    request = analyzer_pb2.ReviewChangesetRequest(repo="r-alice", diff=diff)
+    result = await call(harness.stub.ReviewChangeset, request, principal=ALICE)
+    assert found(result) == set()
+    assert [(f.rule, f.start_line) for f in result.preexisting] == [("documentation.docstring.function", 32)]
+    assert result.preexisting_count == 1

@@ -118,7 +118,7 @@ def test_planted_deviations_are_found_exactly_with_evidence(http: httpx.Client, 
 
 RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 FINDING_FIELDS = {"id", "fingerprint", "rule", "category", "severity", "confidence", "message", "path", "start_line",
-                  "end_line", "evidence", "suggestion"}  # fmt: skip
+                  "end_line", "evidence", "suggestion", "preexisting"}  # fmt: skip
 EVIDENCE_FIELDS = {"level", "symbol", "convention", "scope", "choice", "share", "count", "support", "description",
                    "examples", "detail"}  # fmt: skip
 
@@ -126,7 +126,9 @@ EVIDENCE_FIELDS = {"level", "symbol", "convention", "scope", "choice", "share", 
 def test_analysis_body_is_the_typed_result(http: httpx.Client, indexed: Indexed) -> None:
     """The AnalysisResult message as REST: exactly its fields, counts as integers (docs/review.md)."""
     body = ok(analyze(http, indexed, {"path": PLANTED_PATH, "content": PLANTED}))
-    assert set(body) == {"audit_id", "repository_id", "commit", "findings", "files_analyzed", "duration_ms", "skipped"}
+    assert set(body) == {"audit_id", "repository_id", "commit", "findings", "files_analyzed", "duration_ms", "skipped",
+                         "preexisting", "preexisting_count"}  # fmt: skip
+    assert (body["preexisting"], body["preexisting_count"]) == ([], 0)  # one file has no base
     assert type(body["files_analyzed"]) is int
     assert type(body["duration_ms"]) is float
     assert body["skipped"] == []
@@ -208,6 +210,71 @@ def test_pull_request_reports_only_changed_lines(http: httpx.Client, indexed: In
     files = [{"path": "app/billing/invoice.py", "status": "modified", "patch": patch}]
     by_patch = ok(request(http, "POST", url, indexed.auth, json={"files": files, "pr_number": 3}))
     assert found(by_patch) == found(by_commits)
+
+
+def _commit(path: Path, message: str, files: dict[str, str | None]) -> str:
+    for name, text in files.items():
+        if text is None:
+            git(path, "rm", "-q", name)
+            continue
+        (path / name).parent.mkdir(parents=True, exist_ok=True)
+        (path / name).write_text(text)
+        git(path, "add", name)
+    git(path, "commit", "-q", "-m", message)
+    return git(path, "rev-parse", "HEAD")
+
+
+def test_a_pull_request_answers_what_its_base_already_had_apart(http: httpx.Client, indexed: Indexed) -> None:
+    """Issue #24's class: old code blamed on a change that only touched its line. An annotation
+    edit of an old undocumented function, a camelCase function moved to a new module, and a merge
+    that brings such an edit are "already there"; a new camelCase function is the change's."""
+    path = indexed.path
+    names = PLANTED[PLANTED.index("def loadAuditNames") : PLANTED.index("def count_audit_items")]
+    old_def = "def count_audit_items(store: AuditStore) -> int:"
+    edited_def = "def count_audit_items(store: AuditStore, /) -> int:"
+    git(path, "checkout", "-q", "-b", "legacy")
+    try:
+        base = _commit(path, "legacy audit module", {PLANTED_PATH: PLANTED})
+        split = PLANTED.replace(names, "").replace(old_def, edited_def)
+        split += (
+            '\n\ndef purgeAudits(store: AuditStore) -> None:\n    """Forget every audit."""\n    store.items.clear()\n'
+        )
+        moved = '"""Audit names."""\n\nimport logging\n\nfrom app.accounts.audit import AuditStore\n\n'
+        moved += "log = logging.getLogger(__name__)\n\n\n" + names.rstrip() + "\n"
+        head = _commit(path, "split audit names out", {PLANTED_PATH: split, "app/accounts/audit_names.py": moved})
+        # A merge whose second parent re-annotated the old function: first-parent diff is the edit.
+        git(path, "checkout", "-q", "-b", "side", base)
+        side = _commit(path, "positional store", {PLANTED_PATH: PLANTED.replace(old_def, edited_def)})
+        git(path, "checkout", "-q", "legacy")
+        git(path, "checkout", "-q", "-b", "merged", base)
+        _commit(path, "docs", {"NOTES.md": "notes\n"})
+        first_parent = git(path, "rev-parse", "HEAD")
+        git(path, "merge", "-q", "--no-ff", "-m", "merge side", side)
+        merge = git(path, "rev-parse", "HEAD")
+    finally:
+        git(path, "checkout", "-q", "main")
+    url = f"/v1/repositories/{indexed.repo_id}/analyze_pr"
+    body = ok(request(http, "POST", url, indexed.auth, json={"base": base, "head": head, "pr_number": 5}))
+    new_def = split.split("\n").index("def purgeAudits(store: AuditStore) -> None:") + 1
+    # The split-out module is new, and the repository tests its modules: a change-level finding.
+    assert found(body) == {("naming.case.function", new_def), ("structure.tests.coverage", 0)}
+    already = {(f["path"], f["rule"], f["evidence"]["symbol"]) for f in body["preexisting"]}
+    assert already >= {
+        (PLANTED_PATH, "documentation.docstring.function", "count_audit_items"),
+        ("app/accounts/audit_names.py", "naming.case.function", "loadAuditNames"),
+    }
+    assert body["preexisting_count"] == len(body["preexisting"])
+    assert all(f["preexisting"] for f in body["preexisting"])
+    assert not any(f["preexisting"] for f in body["findings"])
+    sarif = ok(request(http, "POST", url, indexed.auth, json={"base": base, "head": head, "format": "sarif"}))
+    states = [r["baselineState"] for r in sarif["runs"][0]["results"]]
+    assert (states.count("new"), states.count("unchanged")) == (2, body["preexisting_count"])
+
+    merged = ok(request(http, "POST", url, indexed.auth, json={"base": first_parent, "head": merge}))
+    assert found(merged) == set()
+    assert [(f["rule"], f["evidence"]["symbol"]) for f in merged["preexisting"]] == [
+        ("documentation.docstring.function", "count_audit_items")
+    ]
 
 
 def test_dismissals_take_effect_and_show_on_the_dashboard(http: httpx.Client, indexed: Indexed) -> None:

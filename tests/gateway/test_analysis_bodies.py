@@ -79,6 +79,23 @@ def test_an_analysis_result_renders_typed_evidence_and_params() -> None:
             ),
         ],
         skipped=[analyzer_pb2.SkippedFile(path="logo.png", reason="binary")],
+        preexisting=[
+            analyzer_pb2.Finding(
+                id="f_3",
+                fingerprint="fp3",
+                rule="documentation.docstring.function",
+                category="documentation",
+                severity="info",
+                confidence=0.9,
+                message="m",
+                path="a.py",
+                start_line=40,
+                end_line=40,
+                evidence=analyzer_pb2.Evidence(level="strict", detail={"words": analyzer_pb2.Param(integer=3)}),
+                preexisting=True,
+            )
+        ],
+        preexisting_count=7,
     )
     body = json_of(analyzer_bodies.analysis(result))
     assert body == {
@@ -101,6 +118,7 @@ def test_an_analysis_result_renders_typed_evidence_and_params() -> None:
                 "start_line": 22,
                 "end_line": 22,
                 "suggestion": "load_audit_names",
+                "preexisting": False,
                 "evidence": {
                     "level": "strict",
                     "symbol": "loadAuditNames",
@@ -127,6 +145,7 @@ def test_an_analysis_result_renders_typed_evidence_and_params() -> None:
                 "start_line": 0,
                 "end_line": 0,
                 "suggestion": "",
+                "preexisting": False,
                 "evidence": {
                     "level": "strict",
                     "symbol": "",
@@ -142,6 +161,36 @@ def test_an_analysis_result_renders_typed_evidence_and_params() -> None:
                 },
             },
         ],
+        "preexisting": [
+            {
+                "id": "f_3",
+                "fingerprint": "fp3",
+                "rule": "documentation.docstring.function",
+                "category": "documentation",
+                "severity": "info",
+                "confidence": 0.9,
+                "message": "m",
+                "path": "a.py",
+                "start_line": 40,
+                "end_line": 40,
+                "suggestion": "",
+                "preexisting": True,
+                "evidence": {
+                    "level": "strict",
+                    "symbol": "",
+                    "convention": None,
+                    "scope": None,
+                    "choice": None,
+                    "share": None,
+                    "count": None,
+                    "support": None,
+                    "description": "",
+                    "examples": [],
+                    "detail": {"words": 3},
+                },
+            }
+        ],
+        "preexisting_count": 7,
     }
     detail = body["findings"][0]["evidence"]["detail"]
     assert [type(detail[k]) for k in ("length", "ratio", "habit")] == [int, float, bool]

@@ -233,6 +233,9 @@ def test_changed_files_between_commits(mirror: Path, source: Source) -> None:
     helpers = diffs["src/helpers.py"]
     assert (helpers.status, helpers.ranges) == ("added", [LineRange(1, 2)])
     assert len(helpers.blob_sha) == 40
+    assert helpers.base_sha == ""  # added: no base side
+    assert len(app.base_sha) == 40
+    assert app.base_sha != app.blob_sha
 
     renamed = {d.path: d for d in changed_files(mirror, source.shas[1], source.shas[2])}["src/helpers.py"]
     assert (renamed.status, renamed.old_path, renamed.ranges) == ("renamed", "src/util.py", [])
@@ -263,6 +266,9 @@ def test_staged_changes_of_a_local_worktree(tmp_path: Path) -> None:
     assert (keep.diff.status, keep.diff.ranges) == ("modified", [LineRange(2, 2), LineRange(4, 4)])
     assert keep.content == b"a = 1\nb = 20\nc = 3\nd = 4\n"
     assert (gone.diff.status, gone.content) == ("deleted", None)
+    # The base side, HEAD's blob: what the analyzer tells the change's own findings from.
+    assert (keep.base, gone.base) == (b"a = 1\nb = 2\nc = 3\n", b"x = 1\n")
+    assert initial["keep.py"].base is None  # nothing before the first commit
 
 
 CLIENT_DIFF = """\

@@ -383,6 +383,8 @@ async def test_changes_between_commits_and_staged(env: Env) -> None:
     assert by_path["app/api.py"].status == "modified"
     assert by_path["app/api.py"].added_lines
     assert b"def v1" in by_path["app/api.py"].content
+    base_api = git(env.root / "proj", "show", f"{shas[0]}:app/api.py")
+    assert by_path["app/api.py"].base_content.decode().strip() == base_api  # the base side, for the baseline
     write(env.root / "proj", {"app/new.py": "def new() -> None:\n    pass\n"})
     git(env.root / "proj", "add", "app/new.py")
     with acting_as(ALICE):

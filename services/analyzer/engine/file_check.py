@@ -7,6 +7,7 @@ around a millisecond.
 
 from __future__ import annotations
 
+import hashlib
 import posixpath
 from collections.abc import Iterable
 from typing import Any
@@ -23,7 +24,7 @@ from services.analyzer.engine.conventions import (
     Convention,
     ConventionModel,
 )
-from services.analyzer.engine.findings import Evidence, Finding, finding_id, fingerprint
+from services.analyzer.engine.findings import Evidence, Finding, anchor_of, finding_id, fingerprint
 from services.analyzer.engine.suppressions import Suppressions
 from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, scan
 from services.analyzer.engine.thresholds import STRICT, level_at_least, level_rank
@@ -255,19 +256,32 @@ class FileCheck:
         return kept
 
     def finish(self) -> list[Finding]:
-        """Attach fingerprints and the overflow notes, in line order."""
+        """Attach fingerprints, baseline anchors and the overflow notes, in line order."""
         out: list[Finding] = []
-        seen: dict[tuple[str, str, str, str], int] = {}
+        seen: dict[tuple[str, str, str], int] = {}
         symbols = sorted(self.facts.symbols, key=lambda s: (s.start_line, -s.end_line))
         lines = self.lines
+        bodies: dict[str, str] = {}
         for f in sorted(self._capped(), key=lambda f: (f.start_line, f.rule, f.end_line, f.message)):
-            symbol = enclosing(symbols, f.start_line)
+            around = enclosing_symbol(symbols, f.start_line)
+            symbol = qualified(around)
             text = lines[f.start_line - 1] if 0 < f.start_line <= len(lines) else ""
-            key = (f.rule, text.strip(), symbol, f.fingerprint)
-            occurrence = seen.get(key, 0)
-            seen[key] = occurrence + 1
-            fp = fingerprint(f.rule, f.path, text, symbol, f.fingerprint, occurrence)
-            out.append(msgspec.structs.replace(f, fingerprint=fp, id=finding_id(fp), symbol=symbol))
+            anchor = anchor_of(f.fingerprint, text)  # f.fingerprint holds emit()'s key until here
+            occurrence = seen.get((f.rule, anchor, symbol), 0)
+            seen[(f.rule, anchor, symbol)] = occurrence + 1
+            if around is not None and symbol not in bodies:
+                bodies[symbol] = body_hash(lines, around)
+            fp = fingerprint(f.rule, f.path, anchor, symbol, occurrence)
+            out.append(
+                msgspec.structs.replace(
+                    f,
+                    fingerprint=fp,
+                    id=finding_id(fp),
+                    symbol=symbol,
+                    anchor=anchor,
+                    body=bodies.get(symbol, ""),
+                )
+            )
         for rule, total in self._per_rule.items():
             extra = total - self.prefs.max_per_rule
             if extra > 0:
@@ -277,14 +291,36 @@ class FileCheck:
         return out
 
 
-def enclosing(symbols: list[Symbol], line: int) -> str:
-    """Qualified name of the innermost symbol around ``line`` (symbols sorted by start line)."""
+def body_hash(lines: list[str], symbol: Symbol) -> str:
+    """A symbol's text without the line that names it, whitespace aside: what a rename keeps.
+
+    Decorators stay in (a renamed function keeps them); a module has no body of its own here.
+    """
+    if symbol.kind == "module":
+        return ""
+    own = lines[symbol.start_line - 1 : symbol.end_line]
+    named = next((i for i, line in enumerate(own) if symbol.name in line), 0)
+    body = "".join("".join(line.split()) for i, line in enumerate(own) if i != named)
+    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest() if body else ""
+
+
+def enclosing_symbol(symbols: list[Symbol], line: int) -> Symbol | None:
+    """The innermost symbol around ``line`` (symbols sorted by start line)."""
     best: Symbol | None = None
     for s in symbols:
         if s.start_line > line:
             break
         if s.end_line >= line and (best is None or s.start_line >= best.start_line):
             best = s
-    if best is None:
+    return best
+
+
+def qualified(symbol: Symbol | None) -> str:
+    if symbol is None:
         return ""
-    return f"{best.parent}.{best.name}" if best.parent else best.name
+    return f"{symbol.parent}.{symbol.name}" if symbol.parent else symbol.name
+
+
+def enclosing(symbols: list[Symbol], line: int) -> str:
+    """Qualified name of the innermost symbol around ``line`` (symbols sorted by start line)."""
+    return qualified(enclosing_symbol(symbols, line))

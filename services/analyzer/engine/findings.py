@@ -1,9 +1,12 @@
 """Findings and their fingerprints.
 
-A fingerprint identifies "the same problem" across commits so that a dismissed finding stays
-dismissed: it hashes the rule, the path, the whitespace-normalised text of the flagged line, the
-enclosing symbol and a discriminator (e.g. the identifier), never the line number, so edits above
-the finding do not change it. Identical lines in one symbol are told apart by their order.
+A fingerprint identifies "the same problem" across commits, so that a dismissed finding stays
+dismissed and a pull request's comment keeps its thread: it hashes the rule, the path, the
+enclosing symbol and the finding's *anchor*, never the line number. The anchor is what the rule
+flags: the name, module or symbol a rule names (its discriminator key), else the flagged line's
+text without any whitespace. So moving code, reformatting it, or editing a flagged function's
+annotations keeps a name's or a docstring's fingerprint; a line finding keeps it while the line
+keeps its tokens. Findings with one anchor in one symbol are told apart by their order.
 """
 
 from __future__ import annotations
@@ -49,14 +52,23 @@ class Finding(msgspec.Struct, omit_defaults=True):
     suggestion: str | None = None  # replacement text for the flagged span, where one exists
     level: str = "strict"  # the weakest level at which this finding is reported
     symbol: str = ""
+    # What matches it against the base revision (engine/baseline.py), set by FileCheck.finish:
+    anchor: str = ""  # the flagged name/module/symbol, else the line's text without whitespace
+    body: str = ""  # hash of the enclosing symbol's body below its first line ("" at module level)
+    preexisting: bool = False  # the base revision already had it
 
 
 def normalize_line(text: str) -> str:
     return _SPACES.sub(" ", text.strip())
 
 
-def fingerprint(rule: str, path: str, line_text: str, symbol: str, key: str = "", occurrence: int = 0) -> str:
-    raw = "\x1f".join((rule, path, normalize_line(line_text), symbol, key, str(occurrence)))
+def anchor_of(key: str, line_text: str) -> str:
+    """The discriminator a rule gave, else the line's tokens (whitespace carries no meaning here)."""
+    return key if key else _SPACES.sub("", line_text)
+
+
+def fingerprint(rule: str, path: str, anchor: str, symbol: str, occurrence: int = 0) -> str:
+    raw = "\x1f".join((rule, path, anchor, symbol, str(occurrence)))
     return hashlib.sha256(raw.encode("utf-8", "surrogatepass")).hexdigest()[:32]
 
 

@@ -22,7 +22,7 @@ def _rule_descriptor(f: Finding) -> dict[str, Any]:
     }
 
 
-def _result(f: Finding, rule_index: int) -> dict[str, Any]:
+def _result(f: Finding, rule_index: int, baseline: bool) -> dict[str, Any]:
     result: dict[str, Any] = {
         "ruleId": f.rule,
         "ruleIndex": rule_index,
@@ -31,6 +31,8 @@ def _result(f: Finding, rule_index: int) -> dict[str, Any]:
         "partialFingerprints": {"conventionFingerprint/v1": f.fingerprint},
         "properties": {"confidence": f.confidence, "category": f.family, "findingId": f.id},
     }
+    if baseline:  # compared with the change's base: SARIF's own word for "already there"
+        result["baselineState"] = "unchanged" if f.preexisting else "new"
     location: dict[str, Any] = {"artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"}}
     if f.start_line > 0:
         location["region"] = {"startLine": f.start_line, "endLine": max(f.start_line, f.end_line)}
@@ -57,7 +59,9 @@ def to_sarif(
     tool_name: str = "codereview",
     tool_version: str = "0.1.0",
     information_uri: str = "",
+    baseline: bool = False,
 ) -> dict[str, Any]:
+    """The log; with ``baseline`` each result says whether the change's base had it."""
     items = list(findings)
     rules: list[dict[str, Any]] = []
     index: dict[str, int] = {}
@@ -75,7 +79,7 @@ def to_sarif(
             {
                 "tool": {"driver": driver},
                 "columnKind": "unicodeCodePoints",
-                "results": [_result(f, index[f.rule]) for f in items],
+                "results": [_result(f, index[f.rule], baseline) for f in items],
             }
         ],
     }

@@ -221,6 +221,7 @@ class Finding(_message.Message):
     END_LINE_FIELD_NUMBER: _builtins.int
     EVIDENCE_FIELD_NUMBER: _builtins.int
     SUGGESTION_FIELD_NUMBER: _builtins.int
+    PREEXISTING_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     fingerprint: _builtins.str
     rule: _builtins.str
@@ -233,6 +234,10 @@ class Finding(_message.Message):
     start_line: _builtins.int
     end_line: _builtins.int
     suggestion: _builtins.str
+    preexisting: _builtins.bool
+    """The base revision of the change already had this finding (docs/rules.md, "What a change
+    introduced"): it is listed in AnalysisResult.preexisting, never in findings.
+    """
     @_builtins.property
     def evidence(self) -> Global___Evidence: ...
     def __init__(
@@ -250,10 +255,11 @@ class Finding(_message.Message):
         end_line: _builtins.int = ...,
         evidence: Global___Evidence | None = ...,
         suggestion: _builtins.str = ...,
+        preexisting: _builtins.bool = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["evidence", b"evidence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "confidence", b"confidence", "end_line", b"end_line", "evidence", b"evidence", "fingerprint", b"fingerprint", "id", b"id", "message", b"message", "path", b"path", "rule", b"rule", "severity", b"severity", "start_line", b"start_line", "suggestion", b"suggestion"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "confidence", b"confidence", "end_line", b"end_line", "evidence", b"evidence", "fingerprint", b"fingerprint", "id", b"id", "message", b"message", "path", b"path", "preexisting", b"preexisting", "rule", b"rule", "severity", b"severity", "start_line", b"start_line", "suggestion", b"suggestion"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
@@ -455,11 +461,15 @@ class AnalysisResult(_message.Message):
     DURATION_MS_FIELD_NUMBER: _builtins.int
     SARIF_FIELD_NUMBER: _builtins.int
     SKIPPED_FIELD_NUMBER: _builtins.int
+    PREEXISTING_FIELD_NUMBER: _builtins.int
+    PREEXISTING_COUNT_FIELD_NUMBER: _builtins.int
     audit_id: _builtins.str
     repository_id: _builtins.str
     commit: _builtins.str
     files_analyzed: _builtins.int
     duration_ms: _builtins.float
+    preexisting_count: _builtins.int
+    """all of them, before the max_findings_per_analysis cap"""
     @_builtins.property
     def findings(self) -> _containers.RepeatedCompositeFieldContainer[Global___Finding]: ...
     @_builtins.property
@@ -469,6 +479,13 @@ class AnalysisResult(_message.Message):
     @_builtins.property
     def skipped(self) -> _containers.RepeatedCompositeFieldContainer[Global___SkippedFile]:
         """files of a PR or changeset that were not reviewed, and why"""
+
+    @_builtins.property
+    def preexisting(self) -> _containers.RepeatedCompositeFieldContainer[Global___Finding]:
+        """A pull request's or changeset's findings on its changed lines that its base already had
+        ("already there"), each with preexisting = true; findings holds only what the change
+        introduced. Empty for AnalyzeFile (a single file has no base).
+        """
 
     def __init__(
         self,
@@ -481,10 +498,12 @@ class AnalysisResult(_message.Message):
         duration_ms: _builtins.float = ...,
         sarif: _struct_pb2.Struct | None = ...,
         skipped: _abc.Iterable[Global___SkippedFile] | None = ...,
+        preexisting: _abc.Iterable[Global___Finding] | None = ...,
+        preexisting_count: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["sarif", b"sarif"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["audit_id", b"audit_id", "commit", b"commit", "duration_ms", b"duration_ms", "files_analyzed", b"files_analyzed", "findings", b"findings", "repository_id", b"repository_id", "sarif", b"sarif", "skipped", b"skipped"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["audit_id", b"audit_id", "commit", b"commit", "duration_ms", b"duration_ms", "files_analyzed", b"files_analyzed", "findings", b"findings", "preexisting", b"preexisting", "preexisting_count", b"preexisting_count", "repository_id", b"repository_id", "sarif", b"sarif", "skipped", b"skipped"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

@@ -1159,12 +1159,17 @@ class ChangedFile(_message.Message):
     ADDED_LINES_FIELD_NUMBER: _builtins.int
     CONTENT_FIELD_NUMBER: _builtins.int
     OLD_PATH_FIELD_NUMBER: _builtins.int
+    BASE_CONTENT_FIELD_NUMBER: _builtins.int
     path: _builtins.str
     status: _builtins.str
     """added | modified | deleted | renamed"""
     content: _builtins.bytes
     """head-side content ("" for deleted)"""
     old_path: _builtins.str
+    base_content: _builtins.bytes
+    """Base-side content (at old_path for renames; "" for added files): what the analyzer compares
+    the head with to tell the findings a change introduced from those already there.
+    """
     @_builtins.property
     def added_lines(self) -> _containers.RepeatedCompositeFieldContainer[Global___LineRange]: ...
     def __init__(
@@ -1175,10 +1180,11 @@ class ChangedFile(_message.Message):
         added_lines: _abc.Iterable[Global___LineRange] | None = ...,
         content: _builtins.bytes = ...,
         old_path: _builtins.str = ...,
+        base_content: _builtins.bytes = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["added_lines", b"added_lines", "content", b"content", "old_path", b"old_path", "path", b"path", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["added_lines", b"added_lines", "base_content", b"base_content", "content", b"content", "old_path", b"old_path", "path", b"path", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 

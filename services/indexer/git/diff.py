@@ -39,6 +39,7 @@ class ChangedFile:
     deleted: int = 0
     binary: bool = False
     blob_sha: str = ""  # head-side blob, "" when deleted or unknown (client diffs)
+    base_sha: str = ""  # base-side blob (of old_path for renames), "" when added or unknown
 
 
 def _checked(path: str) -> str:
@@ -74,10 +75,10 @@ def changes_in_diff(
     ]
 
 
-def _raw_records(data: bytes) -> tuple[list[tuple[str, str, str, str]], bytes]:
-    """Split ``--raw -z`` records (status, old path, new path, new sha) from the patch after them."""
+def _raw_records(data: bytes) -> tuple[list[tuple[str, str, str, str, str]], bytes]:
+    """Split ``--raw -z`` records (status, old path, new path, new sha, old sha) from the patch after them."""
     tokens = data.split(b"\0")
-    records: list[tuple[str, str, str, str]] = []
+    records: list[tuple[str, str, str, str, str]] = []
     i = 0
     while i < len(tokens) and tokens[i].startswith(b":"):
         meta = tokens[i].decode("ascii", "replace").split()
@@ -90,7 +91,8 @@ def _raw_records(data: bytes) -> tuple[list[tuple[str, str, str, str]], bytes]:
         if status in ("R", "C"):
             new = tokens[i].decode("utf-8", "replace")
             i += 1
-        records.append((status, old, new, "" if _NULL_SHA.match(meta[3]) else meta[3]))
+        shas = ["" if _NULL_SHA.match(sha) else sha for sha in (meta[3], meta[2])]
+        records.append((status, old, new, shas[0], shas[1]))
     return records, b"\0".join(tokens[i:])
 
 
@@ -98,13 +100,14 @@ def _combine(output: bytes) -> list[ChangedFile]:
     records, patch = _raw_records(output)
     by_path = {d.path: d for d in changes_in_diff(patch.lstrip(b"\0"), max_bytes=len(patch) + 1)}
     result: list[ChangedFile] = []
-    for status, old, new, sha in records:
+    for status, old, new, sha, base_sha in records:
         parsed = by_path.get(new if status != "D" else old)
         diff = ChangedFile(
             path=old if status == "D" else new,
             status=_STATUS.get(status, "modified"),
             old_path=old if status in ("R", "C") else "",
             blob_sha=sha,
+            base_sha=base_sha,
         )
         if parsed is not None:
             diff.ranges, diff.added, diff.deleted, diff.binary = (
@@ -148,6 +151,7 @@ class StagedFile:
     diff: ChangedFile
     content: bytes | None  # staged blob (first max_blob_bytes), None for deletions
     truncated: bool = False
+    base: bytes | None = None  # the blob HEAD has (None when added, unreadable or truncated)
 
 
 def staged_changes(
@@ -176,5 +180,7 @@ def staged_changes(
     with BlobReader(repo.git_dir, max_bytes=max_blob_bytes, timeout=timeout) as reader:
         for diff in diffs:
             blob = reader.read(diff.blob_sha) if diff.blob_sha else None
-            staged.append(StagedFile(diff, blob.data if blob else None, blob.truncated if blob else False))
+            before = reader.read(diff.base_sha) if diff.base_sha else None
+            base = before.data if before is not None and not before.truncated else None
+            staged.append(StagedFile(diff, blob.data if blob else None, blob.truncated if blob else False, base))
     return staged

@@ -1,0 +1,253 @@
+"""Only what a change introduced: findings its base already had are set apart (engine/baseline.py).
+
+Each test is shaped like a real change that was blamed for old code (issue #24): an
+annotation-only edit, a pyupgrade sweep, a module split, a merge that touched old lines, a
+rename; and each also checks that what is really new is still reported.
+"""
+
+from __future__ import annotations
+
+import textwrap
+
+from services.analyzer.engine import ConventionModel, Finding, learn
+from services.analyzer.preferences import effective
+from services.analyzer.review import Outcome, Target, review
+from services.analyzer.state import LoadedRepo
+from services.source.extract import extract
+from services.source.imports import resolve_imports
+
+ENTRY = LoadedRepo("r", "r", "", "", 0)
+
+
+def _module(i: int) -> str:
+    return (
+        f'"""Records of kind {i}."""\n\nfrom __future__ import annotations\n\nimport logging\n\n'
+        "log = logging.getLogger(__name__)\n\n\n"
+        f"def parse_record_{i}(text: str) -> str:\n"
+        '    """Parse one record."""\n'
+        "    return text.strip()\n\n\n"
+        f"def count_items_{i}(items: list[str]) -> int:\n"
+        '    """Count the items."""\n'
+        "    return len(items)\n"
+    )
+
+
+# Old code of the kind the real changes touched: undocumented, unannotated, typing's aliases.
+LEGACY = '''\
+"""Old helpers."""
+
+from __future__ import annotations
+
+from typing import List, Optional
+
+
+def legacy_total(items):
+    total = 0
+    for item in items:
+        total += item
+    return total
+
+
+def legacy_first(items: List[str]) -> Optional[str]:
+    for item in items:
+        return item
+    return None
+
+
+def format_label(name: str) -> str:
+    """A label."""
+    return name.title()
+'''
+
+
+def _model(extra: dict[str, str] | None = None) -> ConventionModel:
+    files = {f"acme/kind{i}.py": _module(i) for i in range(30)}
+    files["acme/legacy.py"] = LEGACY
+    files.update(extra or {})
+    return learn(resolve_imports([extract(p, t.encode()) for p, t in files.items()]))
+
+
+MODEL = _model()
+
+
+def _changed(base: str, head: str) -> set[int]:
+    """Head lines a unified diff would mark as added (difflib, like git's -U0 hunks)."""
+    import difflib
+
+    out: set[int] = set()
+    matcher = difflib.SequenceMatcher(a=base.split("\n"), b=head.split("\n"), autojunk=False)
+    for tag, _a1, _a2, b1, b2 in matcher.get_opcodes():
+        if tag in ("replace", "insert"):
+            out.update(range(b1 + 1, b2 + 1))
+    return out
+
+
+def _modified(path: str, base: str, head: str, *, old_path: str = "") -> Target:
+    status = "renamed" if old_path else "modified"
+    return Target(path, status, head.encode(), _changed(base, head), old_path=old_path, base=base.encode())
+
+
+def _review(*targets: Target, model: ConventionModel = MODEL) -> Outcome:
+    return review(ENTRY, model, list(targets), effective({}), max_bytes=1_000_000, change_level=False)
+
+
+def _rules(findings: list[Finding]) -> list[tuple[str, int]]:
+    return sorted((f.rule, f.start_line) for f in findings)
+
+
+def test_an_annotation_only_edit_of_an_old_undocumented_function_blames_nothing() -> None:
+    head = LEGACY.replace("def legacy_total(items):", "def legacy_total(items: list[int]) -> int:")
+    out = _review(_modified("acme/legacy.py", LEGACY, head))
+
+    assert out.findings == []
+    assert _rules(out.preexisting) == [("documentation.docstring.function", 8)]
+    assert all(f.preexisting for f in out.preexisting)
+
+
+def test_the_same_edit_without_a_base_reports_it_as_before() -> None:
+    head = LEGACY.replace("def legacy_total(items):", "def legacy_total(items: list[int]) -> int:")
+    target = Target("acme/legacy.py", "modified", head.encode(), _changed(LEGACY, head))
+    out = _review(target)
+
+    assert _rules(out.findings) == [("documentation.docstring.function", 8)]
+    assert out.preexisting == []
+    assert not out.baseline
+
+
+def test_a_pyupgrade_sweep_keeps_old_findings_old_and_a_new_function_is_still_reported() -> None:
+    head = (
+        LEGACY.replace("from typing import List, Optional\n", "")
+        .replace("items: List[str]) -> Optional[str]:", "items: list[str]) -> str | None:")
+        .replace("def legacy_total(items):", "def legacy_total(\n    items,\n):")
+    )
+    head += "\n\ndef brand_new(values):\n    return sorted(values)\n"
+    out = _review(_modified("acme/legacy.py", LEGACY, head))
+
+    new_line = head.split("\n").index("def brand_new(values):") + 1
+    assert _rules(out.findings) == [
+        ("documentation.docstring.function", new_line),
+        ("typing.annotations.function", new_line),
+    ]
+    assert {(f.rule, f.symbol) for f in out.preexisting} >= {
+        ("documentation.docstring.function", "legacy_total"),
+        ("documentation.docstring.function", "legacy_first"),
+    }
+
+
+def test_a_function_moved_to_a_new_module_keeps_its_history() -> None:
+    moved = LEGACY[LEGACY.index("def legacy_total") : LEGACY.index("def legacy_first")].rstrip() + "\n"
+    left = LEGACY.replace(moved, "")
+    new_module = '"""Totals."""\n\nfrom __future__ import annotations\n\n\n' + moved.replace(
+        "def legacy_total(items):", "def legacy_total(items: list[int]) -> int:"
+    )
+    added = Target("acme/totals.py", "added", new_module.encode(), None)
+    out = _review(_modified("acme/legacy.py", LEGACY, left), added)
+
+    assert out.findings == []
+    assert [(f.path, f.rule, f.symbol) for f in out.preexisting] == [
+        ("acme/totals.py", "documentation.docstring.function", "legacy_total")
+    ]
+
+
+def test_a_module_deleted_in_a_split_still_gives_its_base() -> None:
+    new_module = '"""Helpers, split."""\n\nfrom __future__ import annotations\n\n\n' + LEGACY.split("\n\n\n", 1)[1]
+    new_module = new_module.replace("from typing import List, Optional\n", "")
+    deleted = Target("acme/legacy.py", "deleted", base=LEGACY.encode())
+    added = Target("acme/helpers/legacy.py", "added", new_module.encode(), None)
+    out = _review(deleted, added)
+
+    assert [f.rule for f in out.findings] == []
+    assert {f.symbol for f in out.preexisting} == {"legacy_total", "legacy_first"}
+
+
+def test_a_merge_that_edits_an_old_function_blames_only_what_the_branch_wrote() -> None:
+    # The first-parent diff of a merge brings the branch's edits: a parameter added to an old
+    # undocumented function, and a new helper written without a docstring.
+    head = LEGACY.replace("def legacy_total(items):", "def legacy_total(items, start=0):").replace(
+        "    total = 0\n", "    total = start\n"
+    )
+    head = head.replace(
+        "def format_label",
+        "def legacy_mean(items: list[int]) -> float:\n    return sum(items) / len(items)\n\n\ndef format_label",
+    )
+    out = _review(_modified("acme/legacy.py", LEGACY, head))
+
+    assert [(f.rule, f.symbol) for f in out.findings] == [("documentation.docstring.function", "legacy_mean")]
+    assert ("documentation.docstring.function", "legacy_total") in {(f.rule, f.symbol) for f in out.preexisting}
+
+
+def test_a_renamed_function_keeps_its_docstring_history_but_a_new_camel_case_name_is_new() -> None:
+    head = LEGACY.replace("def legacy_total(items):", "def legacyTotal(items):")
+    out = _review(_modified("acme/legacy.py", LEGACY, head))
+
+    assert _rules(out.findings) == [("naming.case.function", 8)]
+    assert out.findings[0].suggestion == "legacy_total"
+    assert sorted(f.rule for f in out.preexisting) == [
+        "documentation.docstring.function",
+        "typing.annotations.function",
+    ]
+
+
+def test_an_old_camel_case_name_moved_or_rebound_is_not_new_but_a_renamed_one_is() -> None:
+    camel = LEGACY.replace("def legacy_total(items):", "def legacyTotal(items):")
+    model = _model({"acme/legacy.py": camel})
+    moved = camel.replace(
+        "def format_label", "def legacyTotal2(items):\n    return legacyTotal(items)\n\n\ndef format_label"
+    )
+    moved = moved.replace("def legacyTotal(items):\n    total = 0", "def legacyTotal(items):\n    total = 0 + 0")
+    out = _review(_modified("acme/legacy.py", camel, moved), model=model)
+    assert [f.anchor for f in out.findings if f.rule == "naming.case.function"] == ["legacyTotal2"]
+    assert "naming.case.function" not in {f.rule for f in out.preexisting}  # line 9 is not the name's line
+
+    renamed = camel.replace("def legacyTotal(items):", "def legacySum(items):")
+    out = _review(_modified("acme/legacy.py", camel, renamed), model=model)
+    assert [(f.rule, f.anchor) for f in out.findings] == [("naming.case.function", "legacySum")]
+    assert sorted(f.rule for f in out.preexisting) == [
+        "documentation.docstring.function",
+        "typing.annotations.function",
+    ]
+
+
+def test_a_second_print_in_a_function_that_had_one_is_new_the_old_one_is_not() -> None:
+    base = LEGACY.replace("    total = 0\n", "    total = 0\n    print(total)\n")
+    model = _model()
+    head = base.replace("    print(total)\n", "    print( total )\n").replace(
+        "    return total\n", "    print('done', total)\n    return total\n"
+    )
+    out = _review(_modified("acme/legacy.py", base, head), model=model)
+    prints = [f for f in out.findings + out.preexisting if f.rule.startswith("idioms.")]
+    assert [(f.start_line, f.preexisting) for f in sorted(prints, key=lambda f: f.start_line)] == [
+        (10, True),
+        (13, False),
+    ]
+
+
+def test_a_long_line_edited_but_still_long_is_old_a_new_long_line_is_new() -> None:
+    long_call = "    return " + " + ".join(f"len(items[{i}])" for i in range(12)) + "\n"
+    base = LEGACY.replace("    return total\n", long_call)
+    head = (
+        base.replace("len(items[0])", "len(items[0][:])")
+        + "\n\n"
+        + (
+            'def format_many(names: list[str]) -> str:\n    """Labels."""\n'
+            + long_call.replace("len(items", "len(names")
+        )
+    )
+    out = _review(_modified("acme/legacy.py", base, head))
+
+    lengths = sorted(
+        (f.start_line, f.preexisting) for f in out.findings + out.preexisting if f.rule == "formatting.line_length"
+    )
+    assert lengths == [(12, True), (len(head.split("\n")) - 1, False)]
+
+
+def test_moved_findings_keep_their_fingerprint_and_findings_are_deterministic() -> None:
+    head = "\n\n" + LEGACY.replace("def legacy_total(items):", "def legacy_total(items: list[int]) -> int:")
+    base_target = Target("acme/legacy.py", "modified", LEGACY.encode(), set(range(1, 40)))
+    moved_target = Target("acme/legacy.py", "modified", head.encode(), set(range(1, 40)))
+    before = {f.rule: f.fingerprint for f in _review(base_target).findings}
+    after = {f.rule: f.fingerprint for f in _review(moved_target).findings}
+
+    assert before["documentation.docstring.function"] == after["documentation.docstring.function"]
+    again = _review(_modified("acme/legacy.py", LEGACY, textwrap.dedent(head)))
+    assert again.preexisting == _review(_modified("acme/legacy.py", LEGACY, textwrap.dedent(head))).preexisting
