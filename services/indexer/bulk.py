@@ -65,6 +65,13 @@ def current_summaries(conn: psycopg.Connection[Any], repository_id: str, schema:
     return bytes(row[0]) if row else None
 
 
+def current_snapshot_id(conn: psycopg.Connection[Any], repository_id: str) -> str | None:
+    with conn.cursor() as cur:
+        cur.execute("SELECT snapshot_id FROM repositories WHERE id = %s", (repository_id,))
+        row = cur.fetchone()
+    return row[0] if row else None
+
+
 def known_summaries(conn: psycopg.Connection[Any], repository_id: str, schema: int) -> dict[tuple[str, str], bytes]:
     """Every summary extracted for this repository, by (blob sha, path): the fallback when
     there is no current snapshot to start from (first index, after failures)."""
@@ -88,8 +95,13 @@ def write_snapshot(
     documents: dict[str, Any],
     facts_schema: int,
     summaries: bytes,
+    base: tuple[str, Sequence[str]] | None = None,
 ) -> None:
-    """The snapshot row, its documents and its file list, in one transaction (not yet current)."""
+    """The snapshot row, its documents and its file list, in one transaction (not yet current).
+
+    ``base`` = (snapshot id, paths): the rows of that snapshot, except those paths, are copied
+    inside the server; ``files`` then holds only the rows that differ from it (an incremental
+    index sends what changed, not the whole tree). Documents may come encoded already."""
     with conn.transaction(), conn.cursor() as cur:
         cur.execute(
             """
@@ -115,6 +127,15 @@ def write_snapshot(
             copy.set_types(["varchar", "text", "varchar", "varchar", "int8", "varchar", "varchar", "bytea"])
             for row in files:
                 copy.write_row((snapshot_id, *row))
+        if base is not None:
+            cur.execute(
+                """
+                INSERT INTO snapshot_files (snapshot_id, path, blob_sha, mode, size, language, skipped, resolved)
+                SELECT %s, path, blob_sha, mode, size, language, skipped, resolved FROM snapshot_files
+                WHERE snapshot_id = %s AND NOT (path = ANY(%s))
+                """,
+                (snapshot_id, base[0], list(base[1])),
+            )
 
 
 def delete_snapshot(conn: psycopg.Connection[Any], snapshot_id: str) -> None:
@@ -123,7 +144,7 @@ def delete_snapshot(conn: psycopg.Connection[Any], snapshot_id: str) -> None:
 
 
 def _json(value: Any) -> bytes:
-    return orjson.dumps(value)
+    return value if isinstance(value, bytes) else orjson.dumps(value)
 
 
 def chunks(items: Sequence[Any], size: int) -> Iterator[Sequence[Any]]:

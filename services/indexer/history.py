@@ -13,7 +13,7 @@ import re
 from collections import defaultdict
 from collections.abc import Collection, Iterable, Mapping, Sequence
 from itertools import combinations
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 import msgspec
 
@@ -197,12 +197,35 @@ def cochange_pairs(
             file_commits[path] += 1
         for pair in combinations(paths, 2):
             support[pair] += 1
+    return cochange_rules(
+        CochangePairs(file_commits, support),
+        min_support=min_support,
+        min_confidence=min_confidence,
+        max_targets_per_file=max_targets_per_file,
+    )
+
+
+class CochangePairs(NamedTuple):
+    file_commits: Mapping[str, int]  # change-sized commits per path
+    support: Mapping[tuple[str, str], int]  # change-sized commits per pair (a < b)
+
+
+def cochange_rules(
+    pairs: CochangePairs,
+    only_paths: Collection[str] | None = None,
+    *,
+    min_support: int = 2,
+    min_confidence: float = 0.0,
+    max_targets_per_file: int | None = 50,
+) -> list[CoChange]:
+    """The rules of ``cochange_pairs`` from its counts; ``only_paths`` keeps the pairs of
+    which both files are among them (the same as counting only those files)."""
     by_source: dict[str, list[CoChange]] = defaultdict(list)
-    for (a, b), both in support.items():
-        if both < min_support:
+    for (a, b), both in pairs.support.items():
+        if both < min_support or (only_paths is not None and (a not in only_paths or b not in only_paths)):
             continue
         for source, target in ((a, b), (b, a)):
-            confidence = both / file_commits[source]
+            confidence = both / pairs.file_commits[source]
             if confidence >= min_confidence:
                 by_source[source].append(CoChange(source, target, both, round(confidence, 4)))
     result: list[CoChange] = []

@@ -57,9 +57,18 @@ def _new_since(mirror: Path, old: str, new: str, depth: int) -> list[str] | None
     return listing.stdout.decode("ascii").split()
 
 
-def commits_for(mirror: Path, commit: str, depth: int, cache_path: Path | None) -> list[Commit]:
-    """Newest-first commits reachable from ``commit`` (at most ``depth``), reusing the cache."""
-    cached = _load(cache_path, depth) if cache_path is not None else None
+def commits_for(
+    mirror: Path, commit: str, depth: int, cache_path: Path | None, known: tuple[str, list[Commit]] | None = None
+) -> list[Commit]:
+    """Newest-first commits reachable from ``commit`` (at most ``depth``), reusing the cache.
+
+    ``known`` = (head, its commits) held in memory by the last index of this process: used
+    instead of the file, which is then left as it is (it may lag behind; reading it later
+    only costs reading more new commits)."""
+    if known is not None:
+        cached: _Cache | None = _Cache(known[0], depth, known[1])
+    else:
+        cached = _load(cache_path, depth) if cache_path is not None else None
     commits: list[Commit] | None = None
     if cached is not None:
         if cached.head == commit:
@@ -76,6 +85,6 @@ def commits_for(mirror: Path, commit: str, depth: int, cache_path: Path | None) 
                     commits = (fresh + cached.commits)[:depth]
     if commits is None:
         commits = list(read_log(mirror, commit, max_commits=depth))
-    if cache_path is not None:
+    if cache_path is not None and known is None:
         _save(cache_path, _Cache(commit, depth, commits))
     return commits

@@ -12,15 +12,17 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import msgspec
+import orjson
 
 from services.indexer import bulk
 from services.indexer.addressable import split_addressable
+from services.indexer.delta import STATES, IndexState, StateCache, same_shape
 from services.indexer.extraction import ExtractorPool, ExtractTask, Item
 from services.indexer.facts_codec import (
     FileSummary,
@@ -28,25 +30,27 @@ from services.indexer.facts_codec import (
     decode_summary,
     encode_summaries,
     resolution_of,
-    resolve,
     summary_to_facts,
 )
 from services.indexer.git import (
     CloneUrl,
+    Commit,
     GitError,
     GitInputError,
     LocalRepository,
     TreeEntry,
     ensure_mirror,
     list_tree,
+    modified_entries,
     resolve_ref,
     run_git,
 )
-from services.indexer.history import summarize_history
 from services.indexer.history_cache import commits_for
+from services.indexer.history_delta import HistoryState
 from services.indexer.models import new_id, now_ms
-from services.indexer.structure import analyze_structure
-from services.source.facts import FACTS_SCHEMA_VERSION
+from services.indexer.structure import Structure, analyze_structure, source_modules, source_rule, with_line_changes
+from services.source.facts import FACTS_SCHEMA_VERSION, FileFacts
+from services.source.imports import Resolver
 from services.source.languages import language_for
 
 log = logging.getLogger(__name__)
@@ -138,6 +142,7 @@ class SnapshotResult:
     timings: dict[str, float]
     failures: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)  # for the run's user (see IndexRun.notes)
+    by_delta: list[str] = field(default_factory=list)  # phases that worked from the last index's state
 
 
 class _Clock:
@@ -160,7 +165,9 @@ def git_failure(exc: GitError) -> IndexFailure:
     return IndexFailure(exc.code, exc.message, permanent=permanent)
 
 
-def build_snapshot(inp: PipelineInput, limits: Limits, pool: ExtractorPool, progress: Progress) -> SnapshotResult:
+def build_snapshot(
+    inp: PipelineInput, limits: Limits, pool: ExtractorPool, progress: Progress, states: StateCache = STATES
+) -> SnapshotResult:
     clock = _Clock()
     try:
         progress.phase = "fetching"
@@ -177,41 +184,59 @@ def build_snapshot(inp: PipelineInput, limits: Limits, pool: ExtractorPool, prog
         commit = resolve_ref(mirror.path, inp.ref or "HEAD")
         branch = _default_branch(mirror.path)
         clock.lap("fetch")
-        progress.phase = "listing"
-        entries, left_out = split_addressable(list_tree(mirror.path, commit, max_entries=limits.max_files))
-        clock.lap("tree")
     except GitError as exc:
         raise git_failure(exc) from exc
-    progress.total = len(entries)
 
     with bulk.connect(inp.dsn) as conn:
-        known = _known(conn, inp.repository_id) if inp.incremental else {}
+        # Whatever state this process holds is taken out: a full run rebuilds it, and a run that
+        # fails halfway must not leave it half-updated.
+        current = bulk.current_snapshot_id(conn, inp.repository_id)
+        state = states.take(inp.repository_id, current) if inp.incremental else None
+        progress.phase = "listing"
+        try:
+            modified = modified_entries(mirror.path, state.commit, commit) if state is not None else None
+            if modified is None or state is None:
+                entries, left_out = split_addressable(list_tree(mirror.path, commit, max_entries=limits.max_files))
+            else:
+                # Same paths as the state's tree, so the same ones are left out as then.
+                left_out = state.left_out
+                by_path = {e.path: e for e in modified if e.path in state.entries}
+                modified = list(by_path.values())
+                entries = [by_path.get(path, entry) for path, entry in state.entries.items()]
+        except GitError as exc:
+            raise git_failure(exc) from exc
+        clock.lap("tree")
+        progress.total = len(entries)
+        known = _known(conn, inp.repository_id) if inp.incremental and state is None else {}
         clock.lap("load")
-        summaries, to_parse, modes = _plan(entries, known, limits.max_file_bytes, progress)
+        if state is not None:
+            changed, removed = (modified, []) if modified is not None else _changes(entries, state)
+            known = {(s.blob_sha, s.path): s for s in (state.summaries.get(e.path) for e in changed) if s}
+            summaries, to_parse, modes = _plan(changed, known, limits.max_file_bytes, progress)
+            progress.done += len(entries) - len(changed)
+        else:
+            changed, removed = list(entries), []
+            summaries, to_parse, modes = _plan(entries, known, limits.max_file_bytes, progress)
         progress.phase = "extracting"
         failures = _extract(inp, limits, pool, to_parse, summaries, progress)
         clock.lap("extract")
         progress.phase = "analyzing"
-        ordered = [summaries[e.path] for e in entries]
-        files = resolve([summary_to_facts(s) for s in ordered])
+        tree = _Tree.build(entries, changed, removed, summaries, modes, state)
         clock.lap("resolve")
-        structure = analyze_structure(files)
+        structure, encoded = tree.structure()
         clock.lap("structure")
         progress.check()
-        history = _history(mirror.path, commit, limits.history_depth, {e.path for e in entries}, inp.history_cache)
+        history, history_state = _history(
+            mirror.path, commit, limits.history_depth, tree.paths(), inp.history_cache, state
+        )
         clock.lap("history")
         progress.check()
         progress.phase = "writing"
         snapshot_id = new_id()
-        rows = (
-            (f.path, f.blob_sha, modes[f.path], f.size, f.language, f.skipped, resolution_of(s, f))
-            for s, f in zip(ordered, files, strict=True)
-        )
-        documents = {
-            "stats": _stats(commit, files, progress.parsed),
-            "domains": msgspec.to_builtins(structure.domains),
-            "segments": msgspec.to_builtins(structure.segments),
-            "network": msgspec.to_builtins(structure.network),
+        rows, base = tree.rows(current)
+        documents: dict[str, Any] = {
+            "stats": _stats(commit, tree.ordered_files(), progress.parsed),
+            **encoded,
             "history": history,
         }
         bulk.write_snapshot(
@@ -224,9 +249,11 @@ def build_snapshot(inp: PipelineInput, limits: Limits, pool: ExtractorPool, prog
             files=rows,
             documents=documents,
             facts_schema=FACTS_SCHEMA_VERSION,
-            summaries=encode_summaries(ordered),
+            summaries=encode_summaries(tree.ordered_summaries()),
+            base=base,
         )
         clock.lap("write")
+    states.put(tree.state(inp.repository_id, snapshot_id, commit, structure, encoded, history_state, left_out))
     clock.total()
     return SnapshotResult(
         snapshot_id=snapshot_id,
@@ -234,11 +261,194 @@ def build_snapshot(inp: PipelineInput, limits: Limits, pool: ExtractorPool, prog
         default_branch=branch,
         files_total=len(entries),
         files_parsed=progress.parsed,
-        files_skipped=sum(1 for f in files if f.skipped),
+        files_skipped=tree.skipped_count(),
         timings=clock.timings,
         failures=failures,
         notes=[*mirror.notes, *left_out],
+        by_delta=[
+            phase
+            for phase, done in (
+                ("load", state is not None),
+                ("resolve", tree.changed is not None),
+                ("structure", tree.structure_by_delta),
+                ("write", base is not None),
+            )
+            if done
+        ],
     )
+
+
+def _changes(entries: Sequence[TreeEntry], state: IndexState) -> tuple[list[TreeEntry], list[str]]:
+    """Entries new or different since the state's tree, and the paths gone from it."""
+    before = state.entries
+    changed = [e for e in entries if before.get(e.path) != e]
+    removed: list[str] = []
+    if len(entries) - len(changed) != len(before):
+        now = {e.path for e in entries}
+        removed = [p for p in before if p not in now]
+    return changed, removed
+
+
+class _Tree:
+    """The new tree's files, resolved, with what changed since the state it came from.
+
+    ``build`` re-resolves only the changed files when the resolver says nothing else can move
+    (``Resolver.reusable_for``), otherwise the whole tree; both give what a full index gives.
+    """
+
+    def __init__(
+        self,
+        entries: dict[str, TreeEntry],
+        summaries: dict[str, FileSummary],
+        files: dict[str, FileFacts],
+        resolver: Resolver,
+        state: IndexState | None,
+        changed: list[str] | None,
+    ) -> None:
+        self.entries = entries
+        self.summaries = summaries
+        self.files = files
+        self.resolver = resolver
+        self.previous = state
+        self.changed = changed  # paths re-resolved by delta; None after a full resolution
+        self.old_files: dict[str, FileFacts] = {}
+        self.modules: dict[str, str] = state.modules if state is not None else {}
+        self.rule = state.rule if state is not None else ""
+        self.all_rows: dict[str, bulk.FileRow] = {}
+        self.structure_by_delta = False
+
+    @classmethod
+    def build(
+        cls,
+        entries: Sequence[TreeEntry],
+        changed: list[TreeEntry],
+        removed: list[str],
+        new_summaries: dict[str, FileSummary],
+        modes: dict[str, str],
+        state: IndexState | None,
+    ) -> _Tree:
+        if state is not None and not removed and all(e.path in state.entries for e in changed):
+            fresh = [summary_to_facts(new_summaries[e.path]) for e in changed]
+            if state.resolver.reusable_for(fresh):
+                old_files = {e.path: state.files[e.path] for e in changed}
+                state.resolver.update(fresh)
+                for e, facts in zip(changed, fresh, strict=True):
+                    state.entries[e.path] = e
+                    state.summaries[e.path] = new_summaries[e.path]
+                    state.files[e.path] = state.resolver.resolve(facts)
+                tree = cls(
+                    state.entries, state.summaries, state.files, state.resolver, state, [e.path for e in changed]
+                )
+                tree.old_files = old_files
+                return tree
+        summaries = dict(state.summaries) if state is not None else {}
+        for path in removed:
+            summaries.pop(path, None)
+        summaries.update(new_summaries)
+        ordered = [summary_to_facts(summaries[e.path]) for e in entries]
+        resolver = Resolver(ordered)
+        files = {f.path: resolver.resolve(f) for f in ordered}
+        by_path = {e.path: e for e in entries}
+        return cls(by_path, {e.path: summaries[e.path] for e in entries}, files, resolver, state, None)
+
+    def paths(self) -> set[str]:
+        return set(self.entries)
+
+    def ordered_files(self) -> list[FileFacts]:
+        return list(self.files.values())  # built in tree order; updates by delta keep it
+
+    def ordered_summaries(self) -> list[FileSummary]:
+        return [self.summaries[p] for p in self.entries]
+
+    def skipped_count(self) -> int:
+        return sum(1 for f in self.files.values() if f.skipped)
+
+    def structure(self) -> tuple[Structure, dict[str, bytes]]:
+        """The structure and its three documents, encoded; by delta when only line counts moved."""
+        state = self.previous
+        if state is not None and self.changed is not None:
+            pairs = [(self.old_files[p], self.files[p]) for p in self.changed]
+            if all(same_shape(old, new, self.modules) for old, new in pairs):
+                structure = with_line_changes(state.structure, pairs, state.rule)
+                encoded = dict(state.documents)
+                encoded["domains"] = _encode(structure.domains)
+                self.structure_by_delta = True
+                return structure, encoded
+        files = self.ordered_files()
+        structure = analyze_structure(files)
+        self.modules = source_modules(files)
+        self.rule = source_rule(files)
+        return structure, {
+            "domains": _encode(structure.domains),
+            "segments": _encode(structure.segments),
+            "network": _encode(structure.network),
+        }
+
+    def rows(self, current: str | None) -> tuple[list[bulk.FileRow], tuple[str, list[str]] | None]:
+        """The snapshot_files rows to send, and the snapshot (with the paths to leave out) whose
+        other rows the server copies: only rows that differ from the current snapshot travel."""
+        state = self.previous
+        if self.changed is not None:
+            candidates: Iterable[str] = self.changed
+        else:
+            candidates = self.entries
+        fresh: dict[str, bulk.FileRow] = {}
+        for path in candidates:
+            entry = self.entries[path]
+            summary = self.summaries[path]
+            facts = self.files[path]
+            fresh[path] = (
+                path,
+                facts.blob_sha,
+                entry.mode,
+                facts.size,
+                facts.language,
+                facts.skipped,
+                resolution_of(summary, facts),
+            )
+        if state is None or current is None or state.snapshot_id != current:
+            send, base = list(fresh.values()), None
+        else:
+            send = [row for path, row in fresh.items() if state.rows.get(path) != row]
+            gone = [p for p in state.rows if p not in self.entries] if self.changed is None else []
+            base = (current, [row[0] for row in send] + gone)
+        if self.changed is None or state is None:
+            self.all_rows = fresh
+        else:
+            self.all_rows = state.rows
+            self.all_rows.update(fresh)
+        return send, base
+
+    def state(
+        self,
+        repository_id: str,
+        snapshot_id: str,
+        commit: str,
+        structure: Structure,
+        documents: dict[str, bytes],
+        history: HistoryState,
+        left_out: list[str],
+    ) -> IndexState:
+        return IndexState(
+            repository_id=repository_id,
+            snapshot_id=snapshot_id,
+            commit=commit,
+            entries=self.entries,
+            summaries=self.summaries,
+            files=self.files,
+            resolver=self.resolver,
+            structure=structure,
+            modules=self.modules,
+            rule=self.rule,
+            rows=self.all_rows,
+            documents=documents,
+            history=history,
+            left_out=left_out,
+        )
+
+
+def _encode(value: Any) -> bytes:
+    return orjson.dumps(msgspec.to_builtins(value))
 
 
 def _known(conn: Any, repository_id: str) -> dict[tuple[str, str], FileSummary]:
@@ -348,14 +558,20 @@ def _extract(
     return failures
 
 
-def _history(mirror: Path, commit: str, depth: int, paths: set[str], cache: Path | None) -> dict[str, Any]:
+def _history(
+    mirror: Path, commit: str, depth: int, paths: set[str], cache: Path | None, state: IndexState | None
+) -> tuple[bytes, HistoryState]:
+    """The history document, and the sums behind it for the next index (by delta when this
+    process holds the last index's)."""
+    previous = state.history if state is not None and state.history.depth == depth else None
+    known = (state.commit, cast(list[Commit], previous.commits)) if state is not None and previous else None
     try:
-        report = summarize_history(commits_for(mirror, commit, depth, cache), only_paths=paths)
+        commits = commits_for(mirror, commit, depth, cache, known)
     except GitError as exc:
         raise git_failure(exc) from exc
-    document = msgspec.to_builtins(report)
-    document["depth"] = depth
-    return document
+    if previous is None or not previous.advance(commits):
+        previous = HistoryState.build(commits, depth)
+    return previous.document(paths), previous
 
 
 def _stats(commit: str, files: Sequence[Any], parsed: int) -> dict[str, Any]:

@@ -107,6 +107,42 @@ def _source_files(files: Sequence[FileFacts]) -> list[FileFacts]:
     return code or [f for f in files if not f.skipped] or list(files)
 
 
+def source_rule(files: Sequence[FileFacts]) -> str:
+    """Which files ``_source_files`` keeps: ``code`` (a language, not skipped), ``read`` (not
+    skipped) or ``all``; it only moves when a file's language or skip reason does."""
+    if any(f.language and not f.skipped for f in files):
+        return "code"
+    return "read" if any(not f.skipped for f in files) else "all"
+
+
+def is_source(facts: FileFacts, rule: str) -> bool:
+    if rule == "code":
+        return bool(facts.language) and not facts.skipped
+    return rule == "all" or not facts.skipped
+
+
+def with_line_changes(structure: Structure, changes: Sequence[tuple[FileFacts, FileFacts]], rule: str) -> Structure:
+    """``structure`` after files changed only in their line counts (``delta.same_shape``):
+    what ``analyze_structure`` would give for the new tree, without walking it."""
+    delta: Counter[str] = Counter()
+    index = DomainIndex(structure.domains)
+    for old, new in changes:
+        if is_source(new, rule):
+            delta[index.domain_of(new.path)] += new.lines - old.lines
+    if not any(delta.values()):
+        return structure
+    domains = [
+        msgspec.structs.replace(d, line_count=d.line_count + delta[d.name]) if delta.get(d.name) else d
+        for d in structure.domains
+    ]
+    return Structure(domains=domains, segments=structure.segments, network=structure.network)
+
+
+def source_modules(files: Sequence[FileFacts]) -> dict[str, str]:
+    """module -> path over the files structure looks at: what unresolved imports match."""
+    return {f.module: f.path for f in _source_files(files) if f.module}
+
+
 def import_edges(files: Sequence[FileFacts]) -> Counter[tuple[str, str]]:
     """(importer, imported) -> statements, from ``resolved_path`` or an exact ``module`` match."""
     modules = {f.module: f.path for f in files if f.module}

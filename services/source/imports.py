@@ -93,29 +93,57 @@ def resolve_imports(files: list[FileFacts]) -> list[FileFacts]:
     A Go package resolves to one file of its directory. Test files also gain the ``module`` of
     every local file they import in ``tests_for``.
     """
-    index = _Index(files)
-    result: list[FileFacts] = []
-    for facts in files:
+    resolver = Resolver(files)
+    return [resolver.resolve(facts) for facts in files]
+
+
+class Resolver:
+    """The lookups over one tree, kept so that files of it can be resolved again one by one.
+
+    A file's resolution depends on its own facts, the tree's paths and, beyond paths, only on
+    Go module paths (``go.mod`` contents, or the imports of Go files when there is none) and
+    the language, test-ness and module of the files it imports (``tests_for``). ``reusable_for``
+    says when a change leaves all of that as it was, so only the changed files need resolving.
+    """
+
+    def __init__(self, files: list[FileFacts]) -> None:
+        self.index = _Index(files)
+
+    def resolve(self, facts: FileFacts) -> FileFacts:
         resolver = _RESOLVERS.get(facts.language)
         if resolver is None or not facts.imports:
-            result.append(facts)
-            continue
+            return facts
         imports: list[Import] = []
         targets: list[str] = []
         for imp in facts.imports:
-            target = resolver(index, facts, imp)
+            target = resolver(self.index, facts, imp)
             if target and target != facts.path:
                 imp = msgspec.structs.replace(imp, resolved_path=target, group="local")
                 targets.append(target)
             imports.append(imp)
         if not targets:
-            result.append(facts)
-            continue
+            return facts
         tests_for = facts.tests_for
         if facts.is_test:
-            tests_for = _tests_for(index, facts.tests_for, targets)
-        result.append(msgspec.structs.replace(facts, imports=tuple(imports), tests_for=tests_for))
-    return result
+            tests_for = _tests_for(self.index, facts.tests_for, targets)
+        return msgspec.structs.replace(facts, imports=tuple(imports), tests_for=tests_for)
+
+    def reusable_for(self, changed: list[FileFacts]) -> bool:
+        """Whether replacing these files' facts (same paths) leaves every other file's resolution
+        as it was; ``update`` must then be called with them."""
+        for new in changed:
+            old = self.index.facts.get(new.path)
+            if old is None:
+                return False
+            if "go" in (old.language, new.language) or new.path.endswith("go.mod"):
+                return False
+            if (old.language, old.is_test, old.module) != (new.language, new.is_test, new.module):
+                return False
+        return True
+
+    def update(self, changed: list[FileFacts]) -> None:
+        for new in changed:
+            self.index.facts[new.path] = new
 
 
 def _tests_for(index: _Index, current: tuple[str, ...], targets: list[str]) -> tuple[str, ...]:

@@ -12,7 +12,7 @@ from services.indexer.git.paths import (
     validate_sha,
 )
 from services.indexer.git.runner import GitAccess, GitResult, GitStream, run_git
-from services.indexer.git.tree import Blob, BlobReader, TreeEntry, list_tree
+from services.indexer.git.tree import Blob, BlobReader, TreeEntry, list_tree, modified_entries
 from services.indexer.git.urls import CloneUrl, validate_clone_url
 
 __all__ = [
@@ -37,6 +37,7 @@ __all__ = [
     "changes_in_diff",
     "ensure_mirror",
     "list_tree",
+    "modified_entries",
     "read_log",
     "resolve_ref",
     "run_git",

@@ -8,6 +8,7 @@ object database, so a symlink (mode 120000) is only its target string and a subm
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Generator, Iterable, Iterator
 from typing import NamedTuple
 
@@ -172,3 +173,65 @@ class BlobReader:
     def read_many(self, shas: Iterable[str], max_bytes: int | None = None) -> Iterator[tuple[str, Blob | None]]:
         for sha in shas:
             yield sha, self.read(sha, max_bytes)
+
+
+def modified_entries(
+    mirror: str | os.PathLike[str], old: str, new: str, *, timeout: float = 120.0, max_entries: int = 1_000_000
+) -> list[TreeEntry] | None:
+    """The entries of ``new`` whose mode or blob differ from ``old``, with sizes, when the two
+    trees have the same paths; None when a path was added or removed (then list the tree).
+
+    What the change touched, not the whole tree: an incremental index of a large repository
+    reads these instead of ``ls-tree`` of every file.
+    """
+    validate_sha(old)
+    validate_sha(new)
+    diff = run_git(
+        ["diff-tree", "-r", "-z", "--no-renames", "--raw", "--end-of-options", old, new],
+        git_dir=mirror,
+        timeout=timeout,
+        max_output=max_entries * 200 + 4096,
+    )
+    fields = diff.stdout.split(b"\0")
+    changed: list[tuple[str, str, str]] = []  # path, mode, sha
+    for meta, raw_path in zip(fields[0::2], fields[1::2], strict=False):
+        parts = meta.decode("ascii", "replace").lstrip(":").split()
+        if len(parts) != 5:
+            raise GitOperationError(GIT_FAILED, f"unexpected diff-tree record {meta[:80]!r}")
+        _old_mode, mode, _old_sha, sha, status = parts
+        if status[:1] not in ("M", "T"):
+            return None
+        changed.append((raw_path.decode("utf-8", "replace"), mode, sha))
+    if len(changed) > max_entries:
+        raise GitOperationError(OUTPUT_TOO_LARGE, f"tree has more than {max_entries} entries")
+    sizes = _sizes(mirror, [sha for _path, mode, sha in changed if mode != MODE_SUBMODULE], timeout)
+    return [TreeEntry(path, mode, sha, None if mode == MODE_SUBMODULE else sizes[sha]) for path, mode, sha in changed]
+
+
+def _sizes(mirror: str | os.PathLike[str], shas: list[str], timeout: float) -> dict[str, int]:
+    if not shas:
+        return {}
+    for sha in shas:
+        validate_sha(sha)
+    sizes: dict[str, int] = {}
+    with GitStream(["cat-file", "--batch-check"], git_dir=mirror, timeout=timeout, stdin=True) as stream:
+
+        def feed() -> None:  # from a thread: neither side may block the other on a full pipe
+            try:
+                stream.stdin.write(b"".join(sha.encode("ascii") + b"\n" for sha in shas))
+                stream.stdin.close()
+            except (BrokenPipeError, ValueError, OSError):
+                pass  # git stopped: the reader reports why
+
+        writer = threading.Thread(target=feed, daemon=True)
+        writer.start()
+        try:
+            for sha in shas:
+                parts = stream.stdout.readline(512).decode("ascii", "replace").split()
+                if len(parts) != 3 or parts[0] != sha or not parts[2].isdigit():
+                    stream.check_alive()
+                    raise GitOperationError(GIT_FAILED, f"unexpected cat-file record {parts!r}")
+                sizes[sha] = int(parts[2])
+        finally:
+            writer.join(timeout=5)
+    return sizes

@@ -1,0 +1,182 @@
+"""``history.summarize_history`` kept up to date by delta, for incremental indexes.
+
+The history document covers the newest ``depth`` commits. A new index usually adds a commit or
+two at the newest end and (once the window is full) drops as many at the oldest. ``HistoryState``
+holds the sums behind the document (per file and per co-changing pair, over every path, filtered
+to the tree's paths only when the document is written) and each file's entry already encoded,
+so an update costs the commits that entered and left the window, not the files of the window.
+
+Its document is byte for byte ``orjson.dumps(msgspec.to_builtins(summarize_history(...)))`` with
+``depth`` added, which tests/indexer/test_history_delta.py checks on generated histories.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import msgspec
+import orjson
+
+from services.indexer.history import (
+    DEFAULT_MAX_FILES_PER_COMMIT,
+    CochangePairs,
+    CommitLike,
+    FileHistory,
+    HotSpot,
+    change_sized,
+    cochange_rules,
+    hot_spots,
+    is_fix_commit,
+)
+
+TOP_HOT_SPOTS = 20
+MIN_SUPPORT = 2
+
+
+@dataclass
+class _File:
+    commits: list[CommitLike] = field(default_factory=list)  # of the window touching it, newest first
+    added: int = 0
+    deleted: int = 0
+
+
+@dataclass
+class HistoryState:
+    depth: int
+    commits: list[CommitLike]  # the window, newest first
+    files: dict[str, _File]
+    file_commits: Counter[str]  # change-sized commits per path
+    support: Counter[tuple[str, str]]  # change-sized commits per sorted pair
+    huge: int
+    encoded: dict[str, bytes]  # path -> its FileHistory, encoded
+    histories: dict[str, FileHistory]
+
+    @classmethod
+    def build(cls, commits: Sequence[CommitLike], depth: int) -> HistoryState:
+        state = cls(depth, [], {}, Counter(), Counter(), 0, {}, {})
+        state._add(list(commits), at_front=False)
+        return state
+
+    def advance(self, commits: Sequence[CommitLike]) -> bool:
+        """Move the window to ``commits`` (newest first). False when that is not the current
+        window with commits added in front and the oldest dropped: build a new state then."""
+        old = [c.sha for c in self.commits]
+        new = [c.sha for c in commits]
+        fresh = next(
+            (n for n in range(len(new)) if len(new) - n <= len(old) and new[n:] == old[: len(new) - n]),
+            len(new),
+        )
+        if fresh == len(new) and old:
+            return False  # nothing in common: as costly as a new state, and simpler
+        self._remove(self.commits[len(new) - fresh :])
+        self._add(list(commits[:fresh]), at_front=True)
+        return True
+
+    def _add(self, commits: list[CommitLike], *, at_front: bool) -> None:
+        dirty: set[str] = set()
+        for commit in commits:
+            for path, plus, minus in commit.files:
+                entry = self.files.get(path)
+                if entry is None:
+                    entry = self.files[path] = _File()
+                entry.added += plus
+                entry.deleted += minus
+            paths = list(dict.fromkeys(f[0] for f in commit.files))
+            dirty.update(paths)
+            self._pairs(commit, paths, 1)
+        for commit in reversed(commits) if at_front else commits:
+            for path in dict.fromkeys(f[0] for f in commit.files):
+                if at_front:
+                    self.files[path].commits.insert(0, commit)
+                else:
+                    self.files[path].commits.append(commit)
+        self.commits = commits + self.commits if at_front else self.commits + commits
+        self._refresh(dirty)
+
+    def _remove(self, commits: list[CommitLike]) -> None:
+        dirty: set[str] = set()
+        gone = {id(c) for c in commits}
+        for commit in commits:
+            for path, plus, minus in commit.files:
+                entry = self.files[path]
+                entry.added -= plus
+                entry.deleted -= minus
+            paths = list(dict.fromkeys(f[0] for f in commit.files))
+            dirty.update(paths)
+            self._pairs(commit, paths, -1)
+        for path in dirty:
+            entry = self.files[path]
+            entry.commits = [c for c in entry.commits if id(c) not in gone]
+        del self.commits[len(self.commits) - len(commits) :]
+        self._refresh(dirty)
+
+    def _pairs(self, commit: CommitLike, paths: list[str], sign: int) -> None:
+        if not change_sized(commit, DEFAULT_MAX_FILES_PER_COMMIT):
+            self.huge += sign
+            return
+        ordered = sorted(paths)
+        for path in ordered:
+            self.file_commits[path] += sign
+        for pair in combinations(ordered, 2):
+            self.support[pair] += sign
+
+    def _refresh(self, paths: set[str]) -> None:
+        for path in paths:
+            entry = self.files[path]
+            if not entry.commits:
+                del self.files[path]
+                self.encoded.pop(path, None)
+                self.histories.pop(path, None)
+                continue
+            history = _history(path, entry)
+            self.histories[path] = history
+            self.encoded[path] = orjson.dumps(msgspec.to_builtins(history))
+
+    def document(self, only_paths: Collection[str]) -> bytes:
+        """The snapshot's history document, as ``pipeline`` stores it."""
+        paths = sorted(p for p in self.files if p in only_paths)
+        files = b"[" + b",".join(self.encoded[p] for p in paths) + b"]"
+        pairs = {pair: n for pair, n in self.support.items() if n >= MIN_SUPPORT}
+        cochanges = cochange_rules(CochangePairs(self.file_commits, pairs), only_paths)
+        spots = _hot_spots(self.histories[p] for p in paths if len(self.files[p].commits) >= 2)
+        head = orjson.dumps({"commits": len(self.commits), "huge_commits": self.huge})
+        return (
+            head[:-1]
+            + b',"files":'
+            + files
+            + b',"cochanges":'
+            + orjson.dumps(msgspec.to_builtins(cochanges))
+            + b',"hot_spots":'
+            + orjson.dumps(msgspec.to_builtins(spots))
+            + b',"depth":'
+            + orjson.dumps(self.depth)
+            + b"}"
+        )
+
+
+def _history(path: str, entry: _File) -> FileHistory:
+    authors = {(c.author_email or c.author_name).lower() for c in entry.commits}
+    first = min(c.timestamp for c in entry.commits)
+    last = entry.commits[0]
+    for commit in entry.commits:  # newest first: on equal times the newest listed wins
+        if commit.timestamp > last.timestamp:
+            last = commit
+    return FileHistory(
+        path=path,
+        commits=len(entry.commits),
+        authors=len(authors),
+        added=entry.added,
+        deleted=entry.deleted,
+        churn=entry.added + entry.deleted,
+        fix_commits=sum(is_fix_commit(c.subject) for c in entry.commits),
+        first_timestamp=first,
+        last_timestamp=last.timestamp,
+        last_sha=last.sha,
+    )
+
+
+def _hot_spots(histories: Iterable[FileHistory]) -> list[HotSpot]:
+    return hot_spots(histories, top_k=TOP_HOT_SPOTS)
