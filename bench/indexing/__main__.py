@@ -14,110 +14,22 @@ import json
 import os
 import shutil
 import statistics
-import subprocess
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 from typing import Any
 
-import psutil
-import psycopg
-
-from bench.indexing.corpus import DEFAULT_PACKAGE, WORK, Corpus, git, prepare, python_file_to_touch
-from services.devrun.infra import EmbeddedPostgres, create_databases, drop_databases, port_open
+from bench.indexing.corpus import DEFAULT_PACKAGE, WORK, git, prepare, python_file_to_touch
+from bench.indexing.harness import RssMonitor, create_repository, index, ruff, server_url
+from services.devrun.infra import create_databases, drop_databases
 from services.indexer.extraction import ExtractorPool
-from services.indexer.git import validate_local_repository
-from services.indexer.pipeline import Limits, PipelineInput, Progress, SnapshotResult, build_snapshot
+from services.indexer.pipeline import Limits, SnapshotResult
 from services.kit import migrations
 
 ROOT = Path(__file__).resolve().parents[2]
 TARGET_FULL_VS_RUFF = 2.0
 TARGET_INCREMENTAL_SECONDS = 1.0
-
-
-class RssMonitor:
-    """Peak resident memory of this process plus its children (pool workers, git)."""
-
-    def __init__(self, interval: float = 0.05) -> None:
-        self.interval = interval
-        self.peak_total = 0
-        self.peak_main = 0
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, daemon=True)
-
-    def _run(self) -> None:
-        me = psutil.Process()
-        while not self._stop.is_set():
-            try:
-                main = me.memory_info().rss
-                total = main + sum(_rss(c) for c in me.children(recursive=True))
-            except psutil.Error:
-                continue
-            self.peak_main = max(self.peak_main, main)
-            self.peak_total = max(self.peak_total, total)
-            self._stop.wait(self.interval)
-
-    def __enter__(self) -> RssMonitor:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._stop.set()
-        self._thread.join()
-
-
-def _rss(proc: psutil.Process) -> int:
-    try:
-        return int(proc.memory_info().rss)
-    except psutil.Error:
-        return 0
-
-
-def _server_url() -> tuple[str, EmbeddedPostgres | None]:
-    url = os.environ.get("CR_POSTGRES_URL") or os.environ.get("CR_TEST_POSTGRES_URL")
-    if url:
-        return url, None
-    if port_open("127.0.0.1", 5432):
-        return "postgresql://postgres@127.0.0.1:5432/postgres", None
-    server = EmbeddedPostgres(Path(tempfile.mkdtemp(prefix="cr-bench-pg-")) / "data")
-    return server.start(), server
-
-
-def _create_repository(dsn: str, repo: Path) -> str:
-    with psycopg.connect(dsn, autocommit=True) as conn:
-        conn.execute(
-            "INSERT INTO repositories (id, name, kind, source, owner, status, default_branch, created_at, head_sha)"
-            " VALUES ('bench', %s, 'local', %s, 'user:bench', 'active', '', 0, '')",
-            (repo.name, str(repo)),
-        )
-    return "bench"
-
-
-def _index(
-    dsn: str, corpus: Corpus, mirror: Path, pool: ExtractorPool, *, incremental: bool
-) -> tuple[float, SnapshotResult]:
-    source = validate_local_repository(corpus.repo, [str(corpus.repo.parent)])
-    inp = PipelineInput(
-        "bench",
-        f"run-{time.time_ns()}",
-        source,
-        mirror,
-        dsn,
-        incremental=incremental,
-        history_cache=mirror.with_suffix(".history"),
-    )
-    start = time.perf_counter()
-    result = build_snapshot(inp, Limits(), pool, Progress())
-    elapsed = time.perf_counter() - start
-    with psycopg.connect(dsn, autocommit=True) as conn:  # what the worker's final transaction does
-        conn.execute(
-            "UPDATE repositories SET snapshot_id = %s, head_sha = %s WHERE id = 'bench'",
-            (result.snapshot_id, result.commit),
-        )
-        conn.execute("DELETE FROM snapshots WHERE repository_id = 'bench' AND id <> %s", (result.snapshot_id,))
-    return elapsed, result
 
 
 def _tracked_files(repo: Path) -> list[str]:
@@ -142,14 +54,6 @@ def _plain_parse(repo: Path, paths: list[str]) -> tuple[float, int, int]:
     return time.perf_counter() - start, len(work), sum(len(d) for _, d in work)
 
 
-def _ruff(repo: Path) -> float:
-    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff") or "ruff"
-    cmd = [ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "--quiet", "--isolated", str(repo)]
-    start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
-
-
 def _edit_and_commit(repo: Path, target: Path, n: int) -> None:
     with target.open("a") as handle:
         handle.write(f"\n\ndef _bench_incremental_{n}(value):\n    return value + {n}\n")
@@ -158,7 +62,7 @@ def _edit_and_commit(repo: Path, target: Path, n: int) -> None:
 
 def run(package: str, workers: int, incremental_runs: int, repeat: int) -> dict[str, Any]:
     corpus = prepare(package)
-    server, embedded = _server_url()
+    server, embedded = server_url()
     name = f"bench_indexer_{os.getpid()}"
     create_databases(server, [name], recreate=True)
     dsn = server.rpartition("/")[0] + "/" + name
@@ -166,18 +70,18 @@ def run(package: str, workers: int, incremental_runs: int, repeat: int) -> dict[
     mirror_dir = Path(tempfile.mkdtemp(prefix="cr-bench-mirror-"))
     pool = ExtractorPool(workers)
     try:
-        _create_repository(dsn, corpus.repo)
+        create_repository(dsn, corpus.repo)
         pool.warm_up()
         mirror = mirror_dir / "bench.git"
-        with RssMonitor() as rss:
-            first_s, first = _index(dsn, corpus, mirror, pool, incremental=False)
+        with RssMonitor() as memory:
+            first_s, first = index(dsn, corpus.repo, mirror, pool, incremental=False)
             # Full re-index and ruff alternate, best of ``repeat`` each: on a shared machine the
             # minimum is the least disturbed measurement of both.
             fulls: list[tuple[float, SnapshotResult]] = []
             ruffs: list[float] = []
             for _ in range(repeat):
-                fulls.append(_index(dsn, corpus, mirror, pool, incremental=False))
-                ruffs.append(_ruff(corpus.repo))
+                fulls.append(index(dsn, corpus.repo, mirror, pool, incremental=False))
+                ruffs.append(ruff(corpus.repo))
             full_s, full = min(fulls, key=lambda r: r[0])
             ruff_s = min(ruffs)
         paths = _tracked_files(corpus.repo)
@@ -188,7 +92,7 @@ def run(package: str, workers: int, incremental_runs: int, repeat: int) -> dict[
         incremental: list[tuple[float, SnapshotResult]] = []
         for n in range(incremental_runs):
             _edit_and_commit(corpus.repo, target, n)
-            incremental.append(_index(dsn, corpus, mirror, pool, incremental=True))
+            incremental.append(index(dsn, corpus.repo, mirror, pool, incremental=True))
         git(corpus.repo, "reset", "-q", "--hard", f"HEAD~{incremental_runs}")  # the corpus stays pristine
     finally:
         pool.shutdown()
@@ -226,8 +130,8 @@ def run(package: str, workers: int, incremental_runs: int, repeat: int) -> dict[
         "incremental_median_seconds": round(statistics.median(inc_times), 3),
         "incremental_files_parsed": [r.files_parsed for _, r in incremental],
         "incremental_timings": incremental[-1][1].timings,
-        "peak_rss_main_mb": round(rss.peak_main / 1e6, 1),
-        "peak_rss_total_mb": round(rss.peak_total / 1e6, 1),
+        "peak_rss_main_mb": round(memory.peak_main / 1e6, 1),
+        "peak_rss_total_mb": round(memory.peak_total / 1e6, 1),
     }
 
 
