@@ -8,6 +8,7 @@ import sys
 
 BENCHMARKS = (
     "bench.indexing",
+    "bench.indexing.at_scale",
     "bench.quality",
     "bench.replay",
     "bench.determinism",
