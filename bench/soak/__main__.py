@@ -7,7 +7,8 @@ For ``--seconds``:
 
 * signed ``pull_request`` webhooks from ``--senders`` threads, as fast as they are answered;
   every fifth pull request is delivered again under a new delivery id with the same head (a
-  re-request), every seventh under the same id (a redelivery);
+  re-request), every seventh under the same id (a redelivery), every third again 20 s later
+  as ``reopened`` (its job has finished by then: no second review);
 * ``/v1`` reads (repositories, index status, domains, history) and analyses of one file;
 * an index of the registered repository every minute;
 * ``/readyz`` polled four times a second;
@@ -128,6 +129,7 @@ class Load:
         self.record = Record()
         self.numbers = itertools.count(1)
         self.template = load_fixture("pull_request.opened.json")
+        self.sent: list[tuple[float, dict[str, Any]]] = []  # (when, body) of every third pull request
 
     def running(self) -> bool:
         return time.monotonic() < self.until
@@ -163,6 +165,20 @@ class Load:
                     self._deliver(http, {**body, "action": "synchronize"}, str(uuid.uuid4()))
                 if n % 7 == 0:  # a redelivery keeps its id
                     self._deliver(http, body, delivery)
+                if n % 3 == 0:
+                    self.sent.append((time.monotonic(), body))
+
+    def late_deliveries(self) -> None:
+        """The same head again 20 s later under a new id (a reopen, GitHub's own resend): its job
+        has had time to finish, and a finished head must not be reviewed a second time."""
+        with self.client() as http:
+            done = 0
+            while self.running():
+                due = [body for at, body in self.sent[done:] if at < time.monotonic() - 20.0]
+                for body in due:
+                    self._deliver(http, {**body, "action": "reopened"}, str(uuid.uuid4()))
+                done += len(due)
+                time.sleep(1.0)
 
     def reads(self) -> None:
         paths = ["/v1/repositories", "index/status", "domains", "history"]
@@ -360,7 +376,9 @@ def main() -> None:
         load = Load(system, github, token, repo_id, started + args.seconds)
         threads = [threading.Thread(target=load.webhooks) for _ in range(args.senders)]
         threads += [threading.Thread(target=load.reads) for _ in range(args.readers)]
-        threads += [threading.Thread(target=t) for t in (load.analyses, load.indexes, load.readiness)]
+        threads += [
+            threading.Thread(target=t) for t in (load.late_deliveries, load.analyses, load.indexes, load.readiness)
+        ]
         threads.append(threading.Thread(target=load.faults, args=(nats, started, args.seconds)))
         for t in threads:
             t.start()

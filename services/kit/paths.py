@@ -13,6 +13,10 @@ import re
 
 MAX_PATH_LENGTH = 4096
 _DRIVE = re.compile(r"^[A-Za-z]:")
+# A dot, slash, backslash or NUL written percent-encoded: paths travel as raw text here, so such
+# a path is a client that encoded twice, or a probe for a server that decodes (``%2e%2e%2f``);
+# either way no route reads it as a name, every route refuses it alike.
+_ENCODED = re.compile(r"%(2e|2f|5c|00)", re.IGNORECASE)
 
 
 def repo_path(path: str) -> str:
@@ -25,6 +29,8 @@ def repo_path(path: str) -> str:
         raise ValueError("path contains a NUL byte")
     if "\\" in path:
         raise ValueError("path contains a backslash; use '/'")
+    if _ENCODED.search(path):
+        raise ValueError("path contains a percent-encoded '.', '/', '\\' or NUL; send it as plain text")
     if path.startswith("/") or _DRIVE.match(path):
         raise ValueError("path must be relative to the repository root")
     parts = path.split("/")

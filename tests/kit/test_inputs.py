@@ -33,7 +33,7 @@ def test_the_edge_accepts_any_listings_cursor_and_refuses_garbage() -> None:
             cursor_syntax(bad)
 
 
-@pytest.mark.parametrize("path", ["src/a.py", "ü x.py", "a b/.hidden", "%2e%2e%2f"])
+@pytest.mark.parametrize("path", ["src/a.py", "ü x.py", "a b/.hidden", "100%.py", "a%20b.py"])
 def test_repo_paths_are_taken_as_sent(path: str) -> None:
     assert repo_path(path) == path
 
@@ -56,6 +56,9 @@ def test_repo_paths_are_taken_as_sent(path: str) -> None:
         "./a.py",
         "a/./b.py",
         "a/",
+        "%2e%2e%2f",  # refused by every route alike (it was 200 at review_context, 404 elsewhere)
+        "%2E%2E%2Fetc%2Fpasswd",
+        "a%5cb.py",
     ],
 )
 def test_repo_paths_outside_the_repository_are_refused_not_repaired(path: str) -> None:
