@@ -78,7 +78,10 @@ def load(
     if profile:
         section = data.get("profiles", {}).get(profile)
         if not isinstance(section, dict):
-            raise ConfigError(f"no profile {profile!r} in {path}")
+            # `login --profile NEW --url --token` creates it: what it needs is given.
+            if not (url and token):
+                raise ConfigError(f"no profile {profile!r} in {path}")
+            section = {}
     file_url, file_token = section.get("url"), section.get("token")
     chosen_url = url or env.get("CODEREVIEW_URL") or (file_url if isinstance(file_url, str) else "") or DEFAULT_URL
     if token:

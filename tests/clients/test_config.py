@@ -33,3 +33,12 @@ def test_missing_profile_and_missing_token_say_what_to_do(tmp_path: Path) -> Non
         cfg.load(profile="nope", env=env)
     with pytest.raises(cfg.ConfigError, match="codereview login"):
         cfg.load(env=env).require_token()
+
+
+def test_a_new_profile_can_be_logged_into_with_its_url_and_token(tmp_path: Path) -> None:
+    """docs/cli.md: `codereview --profile staging login --url ... --token ...` creates the profile."""
+    env = {"CODEREVIEW_CONFIG": str(tmp_path / "config.toml")}
+    fresh = cfg.load(url="https://staging.example/v1", token="crp_new", profile="staging", env=env)
+    assert (fresh.url, fresh.token, fresh.profile) == ("https://staging.example/v1", "crp_new", "staging")
+    with pytest.raises(cfg.ConfigError, match="no profile"):
+        cfg.load(url="https://staging.example/v1", profile="staging", env=env)  # no token: it must exist
