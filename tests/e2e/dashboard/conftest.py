@@ -11,7 +11,8 @@ from tests.e2e.dashboard.browser import CHROMIUM, FLAGS, LAPTOP, Watch
 from tests.e2e.harness import RunningSystem
 
 
-@pytest.fixture(scope="session")
+# Per module: no Playwright event loop stays open under the async tests collected after these.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not Path(CHROMIUM).exists():
         if os.environ.get("CI"):

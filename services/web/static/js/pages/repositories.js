@@ -18,6 +18,11 @@ export async function watchIndex(repoId, cell, slot) {
     try {
       status = await api("GET", `/repositories/${enc(repoId)}/index/status`);
     } catch (err) {
+      // Polling shares the token's rate limit: wait as told (Retry-After), then go on.
+      if (err.status === 429) {
+        await new Promise((resolve) => setTimeout(resolve, 1000 * (Number(err.details.retry_after) || 2)));
+        continue;
+      }
       showError(slot, err);
       return null;
     }
