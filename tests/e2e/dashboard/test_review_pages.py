@@ -10,7 +10,7 @@ from playwright.sync_api import Page, expect
 
 from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH, git, make_git_repo
 from tests.e2e.conftest import admin_token
-from tests.e2e.dashboard.browser import assert_accessible, shoot, sign_in
+from tests.e2e.dashboard.browser import PHONE, assert_accessible, fits_width, shoot, sign_in
 from tests.e2e.harness import RunningSystem
 from tests.e2e.test_review import wait_learned
 
@@ -75,8 +75,13 @@ def test_the_overview_chart_and_structure_picture(page: Page, system: RunningSys
     name = domain.get_attribute("data-domain")
     domain.click()
     expect(page.get_by_role("heading", name=f"Segments of {name or '(root)'}")).to_be_visible()
+    # The first test's analyses are on the chart.
+    expect(page.locator("section[aria-labelledby='chart-h'] canvas")).to_be_attached()
     assert_accessible(page)
     shoot(page, "repository")
+    page.set_viewport_size(PHONE)
+    assert fits_width(page)
+    shoot(page, "phone-repository", full_page=False)
 
 
 def test_team_invites_until_the_seat_bound_shows_its_error(page: Page, system: RunningSystem) -> None:
