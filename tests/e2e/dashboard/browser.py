@@ -9,6 +9,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from playwright.sync_api import ConsoleMessage, Page, Request
+from playwright.sync_api import TimeoutError as PlaywrightTimeout
 
 CHROMIUM = os.environ.get("CR_CHROMIUM", "/usr/bin/chromium")
 FLAGS = [
@@ -83,5 +84,10 @@ def sign_in(page: Page, base: str, token: str) -> None:
 
 
 def fits_width(page: Page) -> bool:
-    """No sideways scrolling of the page itself (wide tables scroll inside their own box)."""
-    return bool(page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth + 1"))
+    """No sideways scrolling of the page itself (wide tables scroll inside their own box), once
+    charts and graphs have followed a viewport change (they resize on the next frames)."""
+    try:
+        page.wait_for_function("() => document.documentElement.scrollWidth <= window.innerWidth + 1", timeout=5000)
+    except PlaywrightTimeout:
+        return False
+    return True

@@ -89,10 +89,10 @@ function subscription(status, plans, slot, reload) {
   ];
 }
 
-function tokens(list, slot, reload) {
+// `created` outlives the list's redraws: the new secret stays on screen until the page is left.
+function tokens(list, slot, reload, created) {
   const name = h("input", { type: "text", name: "token-name", required: true, maxlength: 100 });
   const days = h("input", { type: "number", name: "token-days", min: 0, max: 3650, value: 90 });
-  const created = h("div", { "aria-live": "polite" });
   const submit = h("button", { type: "submit" }, "Create token");
   const form = h(
     "form",
@@ -136,7 +136,7 @@ function tokens(list, slot, reload) {
     });
     return h("tr", { "data-token": t.name }, h("td", {}, t.name), h("td", {}, h("code", {}, `${t.prefix}…`)), h("td", {}, when(t.created_at)), h("td", {}, t.expires_at ? when(t.expires_at) : "never"), h("td", {}, when(t.last_used_at)), h("td", {}, revoke));
   });
-  return [h("h2", { id: "tokens-h" }, "Personal access tokens"), created, form, rows.length ? table(["Name", "Prefix", "Created", "Expires", "Last used", ""], rows, "Personal access tokens") : h("p", {}, "No tokens yet.")];
+  return [h("h2", { id: "tokens-h" }, "Personal access tokens"), form, rows.length ? table(["Name", "Prefix", "Created", "Expires", "Last used", ""], rows, "Personal access tokens") : h("p", {}, "No tokens yet.")];
 }
 
 const FAMILIES = ["naming", "vocabulary", "formatting", "dependencies", "structure", "documentation", "idioms", "cochange", "external"];
@@ -194,13 +194,14 @@ export default async function account(main, { query }) {
   const slot = h("div", {});
   const top = h("section", { "aria-label": "Subscription" });
   const tokenSection = h("section", { "aria-labelledby": "tokens-h" });
+  const created = h("div", { "aria-live": "polite" });
   const prefsSection = h("section", { "aria-label": "Audit preferences" });
   const auditSection = h("section", { "aria-label": "Audit results" });
   const note = query.get("checkout") ? h("div", { class: "notice", role: "status" }, query.get("checkout") === "success" ? "Checkout complete: the plan applies as soon as the payment provider confirms it." : "Checkout canceled.") : null;
-  clear(main, h("h1", {}, "Account"), note, slot, top, tokenSection, prefsSection, auditSection);
+  clear(main, h("h1", {}, "Account"), note, slot, top, created, tokenSection, prefsSection, auditSection);
   async function reload(all = true) {
     const [list, prefs] = await Promise.all([api("GET", "/account/tokens"), api("GET", "/account/audit-preferences")]);
-    clear(tokenSection, tokens(list, slot, reload));
+    clear(tokenSection, tokens(list, slot, reload, created));
     clear(prefsSection, preferences(prefs, slot, reload));
     if (all) {
       const [status, plans] = await Promise.all([api("GET", "/account/status"), api("GET", "/account/plans")]);
