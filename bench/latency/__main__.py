@@ -121,7 +121,7 @@ def _plans_env() -> str:
     return json.dumps(plans)
 
 
-def start_system(stack: Stack, work: Path, plans: str = "") -> RunningSystem:
+def start_system(stack: Stack, work: Path, plans: str = "", extra_env: dict[str, str] | None = None) -> RunningSystem:
     server = _postgres(stack, work)
     nats_url = _nats(stack, work)
     tag = f"bench_lat_{os.getpid()}"
@@ -143,6 +143,7 @@ def start_system(stack: Stack, work: Path, plans: str = "") -> RunningSystem:
             "CR_INDEXER_ALLOWED_ROOTS": str(work / "repos"),
             "CR_BILLING_PLANS": plans or _plans_env(),
             "CR_LOG_JSON": "true",
+            **(extra_env or {}),
         },
     )
     system = RunningSystem(layout, work / "logs")

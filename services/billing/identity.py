@@ -9,16 +9,27 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.billing import queries, ratelimit
 from services.billing.deps import BillingDeps
-from services.billing.models import AccessToken, Membership, Organization, User
+from services.billing.models import AccessToken, Membership, Organization, User, outbox
 from services.billing.plans import Catalogue, effective_plan_id
-from services.contracts.v1 import billing_pb2, common_pb2
+from services.contracts.v1 import billing_pb2, common_pb2, events_pb2
 from services.kit import tokens
+from services.kit.bus import SUBJECT_PRINCIPALS_CHANGED
 from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.identity import ROLES, owner_of_org, owner_of_user
+from services.kit.outbox import add_event
 
 # last_used_at is telemetry; writing it on every request would serialize hot tokens.
 TOUCH_INTERVAL_SECONDS = 60
+PRINCIPALS_CHANGED_EVENT_TYPE = "identity.principals_changed"
+
+
+async def principals_changed(session: AsyncSession, user_ids: list[str], reason: str) -> None:
+    """Stage the event that makes every gateway replica drop these users' cached principals
+    (docs/accounts.md, "Revocation"): in the transaction of the change, so it leaves only if
+    the change commits, and always does then."""
+    message = events_pb2.PrincipalsChanged(user_ids=sorted(set(user_ids)), reason=reason)
+    await add_event(session, outbox, SUBJECT_PRINCIPALS_CHANGED, PRINCIPALS_CHANGED_EVENT_TYPE, message)
 
 
 async def principal_for(
@@ -158,16 +169,17 @@ async def revoke_personal_token(db: Database, user_id: str, token_id: str) -> No
         if token is None or token.user_id != user_id or token.kind != "pat" or token.revoked_at is not None:
             raise ServiceError("not_found", "no such personal access token", {"token_id": token_id})
         await queries.revoke_token(session, token.id, int(time.time()))
+        await principals_changed(session, [user_id], "token_revoked")
 
 
 async def sign_out(db: Database, user_id: str, raw: str) -> None:
-    """Revoke the presented token. Validation reads the database on every request, so it is
-    refused from the next request on."""
+    """Revoke the presented token; the gateways drop the user's cached principals on the event."""
     async with db.session() as session:
         token = await queries.token_by_digest(session, tokens.digest(raw)) if raw else None
         if token is None or token.user_id != user_id:
             raise ServiceError("invalid_token", "the presented token is not the caller's")
         await queries.revoke_token(session, token.id, int(time.time()))
+        await principals_changed(session, [user_id], "signed_out")
 
 
 async def create_user(
@@ -203,5 +215,6 @@ async def create_user(
                 await session.flush()
             else:
                 existing[org.id].status = "active"  # an administrator's word accepts a pending invitation
+            await principals_changed(session, [user.id], "membership_changed")
         _, raw = await issue_token(session, user, "pat", token_name or "admin-created")
     return user, org, raw

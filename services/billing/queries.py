@@ -260,8 +260,8 @@ async def mark_payment_event_applied(session: AsyncSession, event_id: str) -> No
 # --- rate limits -----------------------------------------------------------------------------
 
 
-async def bump_counters(db: Executor, keys: list[str], window: int) -> dict[str, int]:
-    """Count one hit on each key in this window, atomically; the new counts.
+async def bump_counters(db: Executor, keys: list[str], window: int, amount: int = 1) -> dict[str, int]:
+    """Count ``amount`` hits on each key in this window, atomically; the new counts.
 
     The table is UNLOGGED: these writes produce no WAL, so their commit never waits for a flush.
     """
@@ -270,8 +270,8 @@ async def bump_counters(db: Executor, keys: list[str], window: int) -> dict[str,
     # Keys arrive sorted, so two requests bumping the same pair lock the rows in the same order.
     stmt = (
         insert(RateCounter)
-        .values([{"key": k, "window": window, "count": 1} for k in keys])
-        .on_conflict_do_update(index_elements=["key", "window"], set_={"count": RateCounter.count + 1})
+        .values([{"key": k, "window": window, "count": amount} for k in keys])
+        .on_conflict_do_update(index_elements=["key", "window"], set_={"count": RateCounter.count + amount})
         .returning(RateCounter.key, RateCounter.count)
     )
     return {key: count for key, count in (await db.execute(stmt)).all()}

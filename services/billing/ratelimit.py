@@ -24,6 +24,51 @@ def token_key(principal: common_pb2.Principal) -> str:
     return f"token:{principal.token_id or principal.user_id}"
 
 
+async def limits_of(
+    db: queries.Executor, catalogue: Catalogue, principal: common_pb2.Principal, org_id: str, window_seconds: int
+) -> dict[str, int]:
+    """The scopes that limit a request of this principal about ``org_id``, with their limits per window."""
+    scale = window_seconds / 60  # plans state limits per minute
+    limits: dict[str, int] = {}
+    token_limit = catalogue.get(principal.plan).rate_limit_per_minute
+    if token_limit > 0:
+        limits[token_key(principal)] = max(1, int(token_limit * scale))
+    if org_id and role_in(principal, org_id) is not None:
+        subscribed = await queries.plan_status(db, owner_of_org(org_id))
+        org_plan = catalogue.get(effective_plan_id(*subscribed)) if subscribed else catalogue.free
+        if org_plan.org_rate_limit_per_minute > 0:
+            limits[f"org:{org_id}"] = max(1, int(org_plan.org_rate_limit_per_minute * scale))
+    return limits
+
+
+async def reserve(
+    db: Database,
+    catalogue: Catalogue,
+    principal: common_pb2.Principal,
+    org_id: str,
+    want: int,
+    window_seconds: int,
+    now: float | None = None,
+) -> billing_pb2.RateBudgetResponse:
+    """``ReserveRateBudget``: up to ``want`` requests of this window on each limiting scope.
+
+    The counter is raised by ``want`` whatever is granted, and a grant is only what was below
+    the limit before this call: so however many gateways reserve at once, their grants in a
+    window add up to at most the limit (the upsert serializes them per scope).
+    """
+    now = time.time() if now is None else now
+    window = window_of(now, window_seconds)
+    want = max(1, want)
+    response = billing_pb2.RateBudgetResponse(window=window, reset_at=(window + 1) * window_seconds)
+    async with db.autocommit() as conn:
+        limits = await limits_of(conn, catalogue, principal, org_id[:64], window_seconds)
+        counts = await queries.bump_counters(conn, sorted(limits), window, want)
+    for scope, limit in sorted(limits.items()):
+        before = counts[scope] - want
+        response.budgets.add(scope=scope, limit=limit, granted=max(0, min(want, limit - before)))
+    return response
+
+
 async def hit(
     db: queries.Executor,
     catalogue: Catalogue,
@@ -40,16 +85,7 @@ async def hit(
     now = time.time() if now is None else now
     window = window_of(now, window_seconds)
     reset_at = (window + 1) * window_seconds
-    scale = window_seconds / 60  # plans state limits per minute
-    limits: dict[str, int] = {}
-    token_limit = catalogue.get(principal.plan).rate_limit_per_minute
-    if token_limit > 0:
-        limits[token_key(principal)] = max(1, int(token_limit * scale))
-    if org_id and role_in(principal, org_id) is not None:
-        subscribed = await queries.plan_status(db, owner_of_org(org_id))
-        org_plan = catalogue.get(effective_plan_id(*subscribed)) if subscribed else catalogue.free
-        if org_plan.org_rate_limit_per_minute > 0:
-            limits[f"org:{org_id}"] = max(1, int(org_plan.org_rate_limit_per_minute * scale))
+    limits = await limits_of(db, catalogue, principal, org_id, window_seconds)
     counts = dict(counted or {})
     counts |= await queries.bump_counters(db, sorted(k for k in limits if k not in counts), window)
     response = billing_pb2.RateLimitResponse(reset_at=reset_at)

@@ -34,6 +34,7 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
         user, org, raw = await identity.create_user(
             self.db, request.login, request.email, request.org_name, request.org_role, request.token_name
         )
+        self.deps.wake()  # the use cases that stage events take the db only; the relay is woken here
         return billing_pb2.CreateUserResponse(user_id=user.id, org_id=org.id if org else "", token=raw)
 
     async def StartHostSignIn(
@@ -48,6 +49,7 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
 
     async def SignOut(self, request: billing_pb2.SignOutRequest, context: Ctx) -> billing_pb2.SignOutResponse:
         await identity.sign_out(self.db, caller().user_id, request.token)
+        self.deps.wake()
         return billing_pb2.SignOutResponse()
 
     async def CreatePersonalToken(
@@ -68,6 +70,7 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
         self, request: billing_pb2.RevokePersonalTokenRequest, context: Ctx
     ) -> billing_pb2.RevokePersonalTokenResponse:
         await identity.revoke_personal_token(self.db, caller().user_id, request.token_id)
+        self.deps.wake()
         return billing_pb2.RevokePersonalTokenResponse()
 
     async def CheckAccess(
@@ -95,18 +98,21 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
         self, request: billing_pb2.AnswerInvitationRequest, context: Ctx
     ) -> billing_pb2.InvitationResponse:
         answer = await teams.answer_invitation(self.db, caller(), request.org_id, request.accept)
+        self.deps.wake()
         return billing_pb2.InvitationResponse(invitation=answer)
 
     async def RemoveMember(
         self, request: billing_pb2.RemoveMemberRequest, context: Ctx
     ) -> billing_pb2.RemoveMemberResponse:
         await teams.remove(self.db, caller(), request.org_id, request.member_id)
+        self.deps.wake()
         return billing_pb2.RemoveMemberResponse()
 
     async def ChangeMemberRole(
         self, request: billing_pb2.ChangeMemberRoleRequest, context: Ctx
     ) -> billing_pb2.MemberResponse:
         member = await teams.change_role(self.db, caller(), request.org_id, request.member_id, request.role)
+        self.deps.wake()
         return billing_pb2.MemberResponse(member=member)
 
     async def ChangeSeats(
@@ -172,3 +178,9 @@ class BillingServicer(billing_pb2_grpc.BillingServiceServicer):
     async def HitRateLimit(self, request: billing_pb2.RateLimitRequest, context: Ctx) -> billing_pb2.RateLimitResponse:
         window = self.deps.settings.rate_limit_window_seconds
         return await ratelimit.meter(self.db, self.deps.catalogue, caller(), request.org_id, window)
+
+    async def ReserveRateBudget(
+        self, request: billing_pb2.RateBudgetRequest, context: Ctx
+    ) -> billing_pb2.RateBudgetResponse:
+        window = self.deps.settings.rate_limit_window_seconds
+        return await ratelimit.reserve(self.db, self.deps.catalogue, caller(), request.org_id, request.want, window)

@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.billing import queries, ratelimit
 from services.billing.codehost import HostOrg, HostUser
 from services.billing.deps import BillingDeps
-from services.billing.identity import issue_token, principal_for
+from services.billing.identity import issue_token, principal_for, principals_changed
 from services.billing.models import Membership, Organization, User
 from services.contracts.v1 import billing_pb2
 from services.kit import tokens
@@ -84,12 +84,16 @@ async def complete(deps: BillingDeps, client_ip: str, code: str, state: str) -> 
         await activate_invitations(session, user)
         token, raw = await issue_token(session, user, "session", "sign-in", lifetime_seconds)
         principal = await principal_for(session, user, token, deps.catalogue)
+        # Memberships the sign-in added or activated: the user's other tokens see them too.
+        await principals_changed(session, [user.id], "membership_changed")
+    deps.wake()
     return billing_pb2.SignInResponse(access_token=raw, expires_at=token.expires_at, principal=principal)
 
 
 async def _move_aside(session: AsyncSession, holder: User) -> None:
     # The host reassigned this login (renames free logins up); the old holder keeps its id.
     holder.login = f"{holder.login}~{holder.host_user_id or holder.id[:8]}"[:100]
+    await principals_changed(session, [holder.id], "login_changed")
     await session.flush()
 
 

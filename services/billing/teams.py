@@ -7,6 +7,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.billing import queries
 from services.billing.access import require_role
+from services.billing.identity import principals_changed
 from services.billing.models import Membership, Organization, User
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.kit.db import Database
@@ -104,6 +105,7 @@ async def remove(db: Database, principal: common_pb2.Principal, org_id: str, mem
         await _keeps_an_admin(session, org.id, membership)
         await session.delete(membership)
         await session.flush()
+        await principals_changed(session, [membership.user_id], "membership_removed")
 
 
 async def change_role(
@@ -117,6 +119,7 @@ async def change_role(
             await _keeps_an_admin(session, org.id, membership)
         membership.role = role
         await session.flush()
+        await principals_changed(session, [user.id], "role_changed")
         return member_message(membership, user)
 
 
@@ -168,6 +171,7 @@ async def answer_invitation(
         answer = invitation_message(membership, org)
         if accept:
             membership.status = answer.status = "active"
+            await principals_changed(session, [principal.user_id], "membership_changed")
         else:
             await session.delete(membership)
         await session.flush()

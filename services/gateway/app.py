@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
+import os
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
@@ -9,17 +12,25 @@ from typing import Any
 import httpx
 from fastapi import APIRouter, FastAPI, Response
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.multiprocess import MultiProcessCollector
 
+from services.contracts.v1 import billing_pb2, common_pb2
 from services.gateway import errors, openapi
 from services.gateway.clients import Clients
 from services.gateway.errors import OrjsonResponse
 from services.gateway.middleware import BodyLimitMiddleware, RequestContextMiddleware
+from services.gateway.principals import PrincipalCache
+from services.gateway.ratelimit import RateBudgets
 from services.gateway.routes import account, ai, analysis, auth, repositories, teams, webhooks
 from services.gateway.settings import GatewaySettings
 from services.gateway.settings import load as load_settings
+from services.kit.bus import SUBJECT_PRINCIPALS_CHANGED, SUBJECT_SUBSCRIPTION_CHANGED, Bus
 from services.kit.errors import error_body
+from services.kit.grpc_client import call
 from services.web import routes as web
+
+log = logging.getLogger(__name__)
 
 API_DESCRIPTION = """Code-review service REST interface. Every /v1 route needs `Authorization: Bearer <token>`.
 Errors always have the body `{"error", "code", "details"}`; see docs/api.md for the code to status table."""
@@ -30,9 +41,26 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
 
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        app.state.clients = clients or Clients.connect(settings)
+        app.state.clients = connected = clients or Clients.connect(settings)
         app.state.ai_client = httpx.AsyncClient()
+        cache = app.state.principals = PrincipalCache(
+            settings.principal_cache_seconds, settings.principal_cache_entries
+        )
+        if app.state.rate_limits:
+
+            async def reserve(
+                principal: common_pb2.Principal, org_id: str, want: int
+            ) -> billing_pb2.RateBudgetResponse:
+                request = billing_pb2.RateBudgetRequest(org_id=org_id, want=want)
+                return await call(connected.billing.ReserveRateBudget, request, timeout=5, principal=principal)
+
+            app.state.rate_budgets = RateBudgets(reserve, settings.rate_budget_max_batch, settings.rate_budget_share)
+        bus = Bus(settings.nats_url, settings.nats_stream_prefix)
+        watching = asyncio.create_task(watch_identity_events(bus, cache))
         yield
+        watching.cancel()
+        await asyncio.gather(watching, return_exceptions=True)
+        await bus.close()
         await app.state.ai_client.aclose()
         await app.state.clients.close()
 
@@ -90,9 +118,38 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
 
     @app.get("/metrics", include_in_schema=False)
     async def metrics() -> Response:
+        if os.environ.get("PROMETHEUS_MULTIPROC_DIR"):  # several workers (services/gateway/main.py)
+            registry = CollectorRegistry()
+            MultiProcessCollector(registry)  # type: ignore[no-untyped-call]
+            return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
         return Response(generate_latest(), media_type=CONTENT_TYPE_LATEST)
 
     return app
+
+
+async def watch_identity_events(bus: Bus, cache: PrincipalCache, retry_seconds: float = 1.0) -> None:
+    """Subscribe this process to billing's identity and plan events; the principal cache is live
+    only while the subscription is (docs/accounts.md, "Revocation")."""
+    while True:
+        try:
+            await bus.connect(connect_timeout=2)
+            break
+        except Exception as exc:  # NATS down at start: no caching until it answers
+            log.warning("principal cache off: NATS unreachable (%s); retrying", exc)
+            await asyncio.sleep(retry_seconds)
+
+    def on_connection(what: str) -> None:
+        if what == "slow_consumer":
+            cache.clear(what)
+        else:
+            cache.set_live(what == "reconnected", what)
+
+    bus.listeners.append(on_connection)
+    await bus.watch(SUBJECT_PRINCIPALS_CHANGED, cache.on_principals_changed)
+    await bus.watch(SUBJECT_SUBSCRIPTION_CHANGED, cache.on_subscription_changed)
+    if bus.nc is not None:
+        await bus.nc.flush()  # the server has the subscriptions before anything is cached
+    cache.set_live(True, "subscribed")
 
 
 class RepoPathMiddleware:

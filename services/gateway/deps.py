@@ -9,7 +9,9 @@ from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.gateway.clients import Clients
-from services.gateway.ratelimit import org_of
+from services.gateway.principals import PrincipalCache
+from services.gateway.ratelimit import RateBudgets, org_of
+from services.kit import tokens
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
 from services.kit.identity import principal_var
@@ -50,19 +52,26 @@ Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
 
 
 async def current_principal(request: Request, clients: ClientsDep, _credentials: Credentials) -> common_pb2.Principal:
-    """Every /v1 call: the token is validated by billing on each request (no cache), so a
-    revoked or signed-out token stops working at once; the same round trip meters the
-    request against the caller's rate limits."""
+    """Every /v1 call: the principal from this process's cache (docs/accounts.md, "Revocation"),
+    else validated by billing; then one request spent from the process's rate budget."""
     token = bearer_token(request)
-    meter = bool(getattr(request.app.state, "rate_limits", False))
-    validate = billing_pb2.ValidateTokenRequest(
-        token=token, meter=meter, org_id=org_of(request) if meter else "", client_ip=client_ip(request)
-    )
-    response = await call(clients.billing.ValidateToken, validate, timeout=5)
-    principal: common_pb2.Principal = response.principal
+    state = request.app.state
+    cache: PrincipalCache | None = getattr(state, "principals", None)
+    digest = tokens.digest(token)
+    principal = cache.get(digest) if cache is not None else None
+    if principal is None:
+        generation = cache.generation if cache is not None else 0
+        validate = billing_pb2.ValidateTokenRequest(token=token, client_ip=client_ip(request))
+        response = await call(clients.billing.ValidateToken, validate, timeout=5)
+        principal = response.principal
+        if cache is not None:
+            cache.put(digest, principal, response.expires_at, generation)
     principal_var.set(principal)
     request.state.principal = principal
     request.state.token = token
+    budgets: RateBudgets | None = getattr(state, "rate_budgets", None)
+    if budgets is not None:
+        await budgets.take(principal, org_of(request))
     return principal
 
 

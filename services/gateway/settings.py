@@ -34,6 +34,15 @@ class GatewaySettings(BaseServiceSettings):
     forwarded_allow_ips: str = "127.0.0.1"
     # The deprecated /v1/account/audit-results alias: its Sunset header (RFC 8594, HTTP date).
     audit_alias_sunset: str = "Wed, 30 Jun 2027 00:00:00 GMT"
+    # Validated principals kept per process (docs/accounts.md, "Revocation"): billing's events drop
+    # them at once; this lifetime only bounds an event path that failed without a disconnect.
+    principal_cache_seconds: float = 5.0
+    principal_cache_entries: int = 10_000
+    # Rate budget drawn from billing per scope: 1/share of the tightest limit, at most max_batch.
+    rate_budget_share: int = 20
+    rate_budget_max_batch: int = 100
+    # Worker processes (docs/configuration.md, "Gateway workers"); 0: one per CPU this process may use.
+    workers: int = 0
     # AI proxy upstream (OpenAI-compatible); empty: /v1/ai/chat answers not_configured.
     ai_upstream_url: str = ""
     ai_upstream_key: str = ""

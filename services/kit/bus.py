@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import nats
 from nats.aio.client import Client as NatsClient
 from nats.aio.msg import Msg
+from nats.errors import SlowConsumerError
 from nats.js import JetStreamContext
 from nats.js.api import DiscardPolicy, RetentionPolicy, StreamConfig
 from nats.js.errors import NotFoundError
@@ -44,6 +45,7 @@ SUBJECT_REPOSITORY_DELETED = "events.repository.deleted"
 SUBJECT_INSTALLATION_REPOS = "events.installation.repositories_changed"
 SUBJECT_ANALYSIS_COMPLETED = "events.analysis.completed"
 SUBJECT_SUBSCRIPTION_CHANGED = "events.subscription.changed"
+SUBJECT_PRINCIPALS_CHANGED = "events.identity.principals_changed"
 SUBJECT_INDEX_JOB = "jobs.index"
 SUBJECT_PR_JOB = "jobs.analyze_pr"
 
@@ -57,6 +59,9 @@ class Bus:
         self.nc: NatsClient | None = None
         self._js: JetStreamContext | None = None
         self._closing = False
+        # Told "disconnected", "reconnected" or "slow_consumer" (core NATS dropped messages):
+        # the moments a watcher may have missed an event.
+        self.listeners: list[Callable[[str], None]] = []
 
     def subject(self, name: str) -> str:
         return f"{self.root}.{name}"
@@ -115,7 +120,8 @@ class Bus:
         """Every process gets every event on ``subject`` from now on, at most once (core NATS).
 
         For per-process caches that an event makes stale: a durable consumer hands each event
-        to one replica only. Missed events (a disconnect) are the caches' TTL's to cover.
+        to one replica only. Missed events (a disconnect, a slow consumer) are told to
+        ``listeners``, or left to the caches' TTL.
         """
         if self.nc is None:
             raise RuntimeError("bus not connected")
@@ -148,13 +154,21 @@ class Bus:
             except Exception:  # draining a dead connection: closing is all that is left
                 await self.nc.close()
 
+    def _tell(self, what: str) -> None:
+        for listener in self.listeners:
+            listener(what)
+
     async def _on_error(self, exc: Exception) -> None:
         log.warning("nats error: %s", exc)
+        if isinstance(exc, SlowConsumerError):
+            self._tell("slow_consumer")
 
     async def _on_disconnect(self) -> None:
         # A disconnect we asked for (a clean stop) is no news.
         if not self._closing:
             log.warning("nats disconnected")
+        self._tell("disconnected")
 
     async def _on_reconnect(self) -> None:
         log.info("nats reconnected")
+        self._tell("reconnected")

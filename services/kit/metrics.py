@@ -25,6 +25,12 @@ CONSUMER_LAG = Gauge("cr_consumer_pending", "Messages pending for a durable cons
 JOB_AGE = Gauge(
     "cr_job_oldest_age_seconds", "Age of the oldest job queued or running (not finished)", ["service", "queue"]
 )
+PRINCIPAL_CACHE = Counter("cr_gateway_principal_cache_total", "Principal lookups at the gateway", ["outcome"])
+PRINCIPAL_CACHE_LIVE = Gauge(
+    "cr_gateway_principal_cache_live",
+    "1 while the gateway's principal cache hears billing's events (0: every request validates)",
+    multiprocess_mode="livemin",
+)
 EVENTS_CONSUMED = Counter("cr_events_consumed_total", "Events consumed", ["service", "consumer", "outcome"])
 
 

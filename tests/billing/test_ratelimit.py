@@ -138,3 +138,36 @@ async def test_sign_in_addresses_have_their_own_budget(billing: Billing) -> None
         await ratelimit.hit_address(conn, "signin", "", 3)  # no address known: nothing to count
     assert err.value.details["scope"] == "ip"
     assert err.value.http_status == 429
+
+
+async def reserve(
+    billing: Billing, principal: common_pb2.Principal, want: int, org_id: str = ""
+) -> billing_pb2.RateBudgetResponse:
+    return await billing.call("ReserveRateBudget", billing_pb2.RateBudgetRequest(org_id=org_id, want=want), principal)
+
+
+async def test_concurrent_reservations_never_grant_past_the_limit(billing: Billing) -> None:
+    org = unique("batch")
+    token, me = await billing.user(org=org)
+    org_id = billing.org_id(me, org)
+    await tiny(billing, f"user:{me.user_id}")
+    await tiny(billing, f"org:{org_id}")
+    me = await billing.principal(token)
+    if time.time() % 60 > 55:  # all reservations inside one window
+        await asyncio.sleep(61 - time.time() % 60)
+    replies = await asyncio.gather(*(reserve(billing, me, 2, org_id) for _ in range(8)))
+    for scope in (f"token:{me.token_id}", f"org:{org_id}"):
+        grants = [b.granted for r in replies for b in r.budgets if b.scope == scope]
+        assert len(grants) == 8
+        assert sum(grants) == 5  # the plan's limit: 16 asked, 5 granted, none refused with an error
+        assert all(b.limit == 5 for r in replies for b in r.budgets)
+    assert {r.reset_at for r in replies} == {replies[0].reset_at}
+    assert all(b.granted == 0 for b in (await reserve(billing, me, 1, org_id)).budgets)
+
+
+async def test_a_stranger_reserves_nothing_on_an_organization(billing: Billing) -> None:
+    org = unique("closed")
+    _, owner = await billing.user(org=org)
+    _, stranger = await billing.user()
+    reply = await reserve(billing, stranger, 3, billing.org_id(owner, org))
+    assert [b.scope for b in reply.budgets] == [f"token:{stranger.token_id}"]  # not the organization's

@@ -32,8 +32,9 @@ class ValidateTokenRequest(_message.Message):
     CLIENT_IP_FIELD_NUMBER: _builtins.int
     token: _builtins.str
     meter: _builtins.bool
-    """Also count this request against the caller's rate limits (the gateway's hot path: one
-    round trip validates and meters). org_id: the organization the request is about.
+    """Also count this request against the caller's rate limits (one round trip validates and
+    meters; the gateway draws batches with ReserveRateBudget instead). org_id: the organization
+    the request is about.
     """
     org_id: _builtins.str
     client_ip: _builtins.str
@@ -1643,3 +1644,85 @@ class RateLimitResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___RateLimitResponse: _TypeAlias = RateLimitResponse  # noqa: Y015
+
+@_typing.final
+class RateBudgetRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    ORG_ID_FIELD_NUMBER: _builtins.int
+    WANT_FIELD_NUMBER: _builtins.int
+    org_id: _builtins.str
+    """the organization the request is about, "" for none"""
+    want: _builtins.int
+    """requests to reserve on each scope (at least 1)"""
+    def __init__(
+        self,
+        *,
+        org_id: _builtins.str = ...,
+        want: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["org_id", b"org_id", "want", b"want"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RateBudgetRequest: _TypeAlias = RateBudgetRequest  # noqa: Y015
+
+@_typing.final
+class RateBudget(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    SCOPE_FIELD_NUMBER: _builtins.int
+    LIMIT_FIELD_NUMBER: _builtins.int
+    GRANTED_FIELD_NUMBER: _builtins.int
+    scope: _builtins.str
+    """token:<id> | org:<id>"""
+    limit: _builtins.int
+    """requests per window"""
+    granted: _builtins.int
+    """0..want; 0: the scope is at its limit until reset_at"""
+    def __init__(
+        self,
+        *,
+        scope: _builtins.str = ...,
+        limit: _builtins.int = ...,
+        granted: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["granted", b"granted", "limit", b"limit", "scope", b"scope"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RateBudget: _TypeAlias = RateBudget  # noqa: Y015
+
+@_typing.final
+class RateBudgetResponse(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    BUDGETS_FIELD_NUMBER: _builtins.int
+    WINDOW_FIELD_NUMBER: _builtins.int
+    RESET_AT_FIELD_NUMBER: _builtins.int
+    window: _builtins.int
+    """the window the grants belong to"""
+    reset_at: _builtins.int
+    """unix seconds when the window ends"""
+    @_builtins.property
+    def budgets(self) -> _containers.RepeatedCompositeFieldContainer[Global___RateBudget]:
+        """empty: nothing limits this request"""
+
+    def __init__(
+        self,
+        *,
+        budgets: _abc.Iterable[Global___RateBudget] | None = ...,
+        window: _builtins.int = ...,
+        reset_at: _builtins.int = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["budgets", b"budgets", "reset_at", b"reset_at", "window", b"window"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RateBudgetResponse: _TypeAlias = RateBudgetResponse  # noqa: Y015

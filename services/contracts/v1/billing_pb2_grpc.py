@@ -174,6 +174,11 @@ class BillingServiceStub:
                 request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitRequest.SerializeToString,
                 response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitResponse.FromString,
                 _registered_method=True)
+        self.ReserveRateBudget = channel.unary_unary(
+                '/services.contracts.v1.BillingService/ReserveRateBudget',
+                request_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateBudgetRequest.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateBudgetResponse.FromString,
+                _registered_method=True)
 
 
 class BillingServiceServicer:
@@ -357,6 +362,16 @@ class BillingServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def ReserveRateBudget(self, request, context):
+        """The gateway's batched metering: reserve up to ``want`` requests of this window on every
+        scope that limits the principal's request (its token; the organization it names, when the
+        principal belongs to it). Never refuses: a scope at its limit grants 0. The grants of all
+        callers together never exceed a scope's limit in a window.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_BillingServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -499,6 +514,11 @@ def add_BillingServiceServicer_to_server(servicer, server):
                     servicer.HitRateLimit,
                     request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitRequest.FromString,
                     response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitResponse.SerializeToString,
+            ),
+            'ReserveRateBudget': grpc.unary_unary_rpc_method_handler(
+                    servicer.ReserveRateBudget,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateBudgetRequest.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_billing__pb2.RateBudgetResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -1257,6 +1277,33 @@ class BillingService:
             '/services.contracts.v1.BillingService/HitRateLimit',
             services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitRequest.SerializeToString,
             services_dot_contracts_dot_v1_dot_billing__pb2.RateLimitResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ReserveRateBudget(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/services.contracts.v1.BillingService/ReserveRateBudget',
+            services_dot_contracts_dot_v1_dot_billing__pb2.RateBudgetRequest.SerializeToString,
+            services_dot_contracts_dot_v1_dot_billing__pb2.RateBudgetResponse.FromString,
             options,
             channel_credentials,
             insecure,

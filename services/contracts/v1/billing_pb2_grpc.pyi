@@ -73,6 +73,12 @@ class BillingServiceStub:
     rate_limited (details.retry_after) past the plan's limit. Counters live in
     billing's database, so every gateway replica shares them.
     """
+    ReserveRateBudget: _grpc.UnaryUnaryMultiCallable[_billing_pb2.RateBudgetRequest, _billing_pb2.RateBudgetResponse]
+    """The gateway's batched metering: reserve up to ``want`` requests of this window on every
+    scope that limits the principal's request (its token; the organization it names, when the
+    principal belongs to it). Never refuses: a scope at its limit grants 0. The grants of all
+    callers together never exceed a scope's limit in a window.
+    """
 
 @_typing.type_check_only
 class BillingServiceAsyncStub(BillingServiceStub):
@@ -116,6 +122,12 @@ class BillingServiceAsyncStub(BillingServiceStub):
     organization the request names, when the principal belongs to it). Raises
     rate_limited (details.retry_after) past the plan's limit. Counters live in
     billing's database, so every gateway replica shares them.
+    """
+    ReserveRateBudget: _aio.UnaryUnaryMultiCallable[_billing_pb2.RateBudgetRequest, _billing_pb2.RateBudgetResponse]  # type: ignore[assignment]
+    """The gateway's batched metering: reserve up to ``want`` requests of this window on every
+    scope that limits the principal's request (its token; the organization it names, when the
+    principal belongs to it). Never refuses: a scope at its limit grants 0. The grants of all
+    callers together never exceed a scope's limit in a window.
     """
 
 class BillingServiceServicer(metaclass=_abc_1.ABCMeta):
@@ -325,6 +337,18 @@ class BillingServiceServicer(metaclass=_abc_1.ABCMeta):
         organization the request names, when the principal belongs to it). Raises
         rate_limited (details.retry_after) past the plan's limit. Counters live in
         billing's database, so every gateway replica shares them.
+        """
+
+    @_abc_1.abstractmethod
+    def ReserveRateBudget(
+        self,
+        request: _billing_pb2.RateBudgetRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_billing_pb2.RateBudgetResponse, _abc.Awaitable[_billing_pb2.RateBudgetResponse]]:
+        """The gateway's batched metering: reserve up to ``want`` requests of this window on every
+        scope that limits the principal's request (its token; the organization it names, when the
+        principal belongs to it). Never refuses: a scope at its limit grants 0. The grants of all
+        callers together never exceed a scope's limit in a window.
         """
 
 def add_BillingServiceServicer_to_server(servicer: BillingServiceServicer, server: _typing.Union[_grpc.Server, _aio.Server]) -> None: ...

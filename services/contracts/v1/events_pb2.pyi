@@ -301,3 +301,32 @@ class SubscriptionChanged(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___SubscriptionChanged: _TypeAlias = SubscriptionChanged  # noqa: Y015
+
+@_typing.final
+class PrincipalsChanged(_message.Message):
+    """billing -> every gateway replica (core NATS, each replica sees each event): what a cached
+    principal of these users says is no longer true (a token revoked or signed out, a role or a
+    membership changed, an organization's members changed). Replicas drop those users' principals.
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    USER_IDS_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    reason: _builtins.str
+    """token_revoked | signed_out | role_changed | membership_changed | ..."""
+    @_builtins.property
+    def user_ids(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]: ...
+    def __init__(
+        self,
+        *,
+        user_ids: _abc.Iterable[_builtins.str] | None = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["reason", b"reason", "user_ids", b"user_ids"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___PrincipalsChanged: _TypeAlias = PrincipalsChanged  # noqa: Y015
