@@ -15,6 +15,7 @@ BENCHMARKS = (
     "bench.latency",
     "bench.cochange",
     "bench.pr_review",
+    "bench.gateway",
 )
 
 

@@ -115,17 +115,18 @@ def script(work: Path, name: str, text: str) -> Path:
     return path
 
 
-def start_ping(work: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_ping(work: Path, env: dict[str, str]) -> tuple[subprocess.Popen[bytes], str]:
     port = free_port()
     log = open(work / "ping.log", "ab")  # noqa: SIM115 - owned by the child
     proc = subprocess.Popen(
         [sys.executable, "-m", "bench.gateway.ping", str(port)],
+        env=env,  # the gateway's environment: the same CR_GATEWAY_* options, the same workers
         stdout=log,
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 60
+    deadline = time.monotonic() + 180  # workers start slowly on a loaded machine
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"{url}/ping", timeout=1).status_code == 200:
@@ -156,7 +157,7 @@ def run(seconds: int, connections: int, package: str) -> dict[str, Any]:
     stack.push("remove work dir", lambda: shutil.rmtree(work, ignore_errors=True))
     try:
         system = start_system(stack, work, extra_env={"CR_GATEWAY_CODE_HOST_WEBHOOK_SECRET": WEBHOOK_SECRET})
-        ping, ping_url = start_ping(work)
+        ping, ping_url = start_ping(work, system.env)
         stack.push("stop ping app", lambda: stop(ping))
         token = create_token(system)
         api = Api(system.url, token)
