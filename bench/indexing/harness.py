@@ -105,8 +105,20 @@ def index(
 
 
 def ruff(repo: Path) -> float:
-    ruff = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff") or "ruff"
-    cmd = [ruff, "check", "--select", "ALL", "--no-cache", "--exit-zero", "--quiet", "--isolated", str(repo)]
+    return ruff_measured(repo)[0]
+
+
+def ruff_measured(repo: Path) -> tuple[float, int]:
+    """Seconds and peak RSS (bytes) of ``ruff check --select ALL`` on ``repo``."""
+    exe = shutil.which("ruff", path=str(Path(sys.executable).parent)) or shutil.which("ruff") or "ruff"
+    cmd = [exe, "check", "--select", "ALL", "--no-cache", "--exit-zero", "--quiet", "--isolated", str(repo)]
     start = time.perf_counter()
-    subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    return time.perf_counter() - start
+    proc = psutil.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    peak = 0
+    while proc.poll() is None:
+        peak = max(peak, rss(proc))
+        time.sleep(0.05)
+    elapsed = time.perf_counter() - start
+    if proc.returncode != 0:
+        raise subprocess.CalledProcessError(proc.returncode, cmd)
+    return elapsed, peak

@@ -37,6 +37,9 @@ class IndexerSettings(ServiceSettings):
     workers: int = 0  # extraction processes; 0 = one per core
     batch_files: int = 128  # files per extraction task
     batch_bytes: int = 4 * 1024 * 1024  # or this many blob bytes, whichever comes first
+    # Repositories whose last index state this process keeps for incremental runs (delta.py);
+    # 0 turns indexing by delta off (every incremental run loads from the database).
+    state_cache_repositories: int = 2
 
     # The job queue: JetStream redelivers a job whose worker stopped heartbeating after ack_wait.
     job_ack_wait_seconds: float = 20.0

@@ -20,6 +20,7 @@ from nats.aio.msg import Msg
 
 from services.contracts.v1 import events_pb2
 from services.indexer import queries, runs, sources
+from services.indexer.delta import StateCache
 from services.indexer.extraction import ExtractorPool
 from services.indexer.models import IndexRun, Repository, now_ms
 from services.indexer.pipeline import Cancelled, IndexFailure, Limits, PipelineInput, Progress, build_snapshot
@@ -63,6 +64,7 @@ class IndexWorker:
         self.hostapp = hostapp
         self.wake_relay = wake_relay or (lambda: None)
         self.name = f"{socket.gethostname()}:{os.getpid()}"
+        self.states = StateCache(settings.state_cache_repositories)
         self.consumer = DurableConsumer(
             bus,
             INDEX_JOBS,
@@ -148,7 +150,9 @@ class IndexWorker:
                 incremental=run.incremental,
                 history_cache=sources.history_cache(self.settings, repo.id),
             )
-            result = await asyncio.to_thread(build_snapshot, inp, limits_from(self.settings), self.pool, progress)
+            result = await asyncio.to_thread(
+                build_snapshot, inp, limits_from(self.settings), self.pool, progress, self.states
+            )
         except Cancelled:
             return await self._interrupted(run.id, repo.id, progress)
         except ServiceError as exc:
