@@ -133,6 +133,7 @@ class DurableConsumer:
             try:
                 if sub is None:
                     sub = self._sub = await self._subscribe()
+                    log.info("consumer %s: subscribed", self.durable)  # taking work from now on
                 msgs = await sub.fetch(self.batch, timeout=1.0)
             except (NatsTimeoutError, TimeoutError):
                 beat()  # nothing to do: alive all the same

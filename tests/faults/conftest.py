@@ -9,8 +9,10 @@ three minutes on two cores (select it with ``-m faults``, leave it out with ``-m
 
 from __future__ import annotations
 
+import os
 import shutil
 import signal
+import subprocess
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -185,6 +187,34 @@ class World:
             yield
         finally:
             process.resume()
+
+    def start_replicas(self, names: tuple[str, ...]) -> dict[str, str]:
+        """A second process of each of ``names`` on the same databases and streams, as second
+        pods would be: own gRPC, metrics ports and data directory. The second processes dial
+        each other (a Service in a cluster routes every call to a live pod; here the second set
+        stays reachable when the first is killed); gateway and billing keep dialling the first.
+        Returns each one's key in ``system.procs`` (``<name>-2``)."""
+        from services.devrun.infra import free_port
+
+        ports = {name: free_port() for name in names}
+        keys: dict[str, str] = {}
+        for name in names:
+            key = keys[name] = f"{name}-2"
+            env = dict(self.system.env)
+            env.update({f"CR_{other.upper()}_ADDR": f"127.0.0.1:{port}" for other, port in ports.items()})
+            env[f"CR_{name.upper()}_METRICS_PORT"] = str(free_port())
+            env["CR_DATA_DIR"] = str(self.system.work / f"data-{key}")
+            log = open(self.system.log_dir / f"{key}.log", "ab")  # noqa: SIM115 - owned by the child
+            self.system.procs[key] = subprocess.Popen(
+                self.system.layout.command(name), env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+            )
+        return keys
+
+    def stop_replica(self, key: str) -> None:
+        proc = self.system.procs.pop(key)
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGTERM)
+            proc.wait(30)
 
     def restart(self, name: str) -> None:
         """What a supervisor does: start it again; the system is ready again within the bound."""
