@@ -274,8 +274,9 @@ def test_ambiguous_and_dictated_short_forms_are_not_renamed() -> None:
     files.update(
         {
             f"acme/results/result{i}.py": (
-                f'"""Result {i}."""\n\n\ndef result_of_{i}(result_value: int, total_count: int) -> int:\n'
-                '    """The result."""\n    record_value = result_value\n    return record_value\n'
+                f'"""Result {i}."""\n\n\ndef result_of_{i}(result_value: int, total_count: int, config: dict) -> int:\n'
+                '    """The result."""\n    record_value = result_value\n    configuration = config\n'
+                "    return record_value\n"
             )
             for i in range(10)
         }
@@ -293,7 +294,7 @@ def test_ambiguous_and_dictated_short_forms_are_not_renamed() -> None:
         SRC_DIR = "src"
 
 
-        def handle(res: str, chks: list[str], cls: type, usr_id: int, ttl: int) -> str:
+        def handle(res: str, chks: list[str], cls: type, usr_id: int, ttl: int, cfg: dict) -> str:
             """Handle it."""
             rec = lambda r, i: r(r, i - 1)
             return res
@@ -302,7 +303,8 @@ def test_ambiguous_and_dictated_short_forms_are_not_renamed() -> None:
     # res: result or response; chks -> checks would shadow the import; src names the directory;
     # cls is the class, ttl time to live (not total), rec a recursion. usr, a short form the
     # repository never writes, is still renamed.
-    assert [(f.rule, f.suggestion) for f in findings if f.rule == "vocabulary.term"] == [("vocabulary.term", "user_id")]
+    # cfg is config or configuration: one word, so still renamed.
+    assert sorted(f.suggestion or "" for f in findings if f.rule == "vocabulary.term") == ["configuration", "user_id"]
 
 
 # --- overrides ----------------------------------------------------------------------------------

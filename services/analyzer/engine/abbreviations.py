@@ -101,6 +101,7 @@ ABBREVIATIONS: dict[str, tuple[str, ...]] = {
     "statement": ("stmt",),
     "synchronize": ("sync",),
     "table": ("tbl",),
+    "template": ("tmpl", "tpl"),
     "temporary": ("tmp", "temp"),
     "text": ("txt",),
     "timestamp": ("ts",),

@@ -226,7 +226,9 @@ def _judge(token: str, vocab: dict[str, int], memo: _Memo, thresholds: Threshold
     candidates = _candidates(token, vocab, memo)
     # ``res`` beside both ``result`` and ``response``: the reader cannot tell which is meant, so
     # no rename is certain enough for a comment.
-    ambiguous = sum(1 for term in candidates if vocab.get(term, 0) >= 2) > 1
+    written = [term for term in candidates if vocab.get(term, 0) >= 2]
+    # ``cfg`` for ``config`` or ``configuration`` is one word either way.
+    ambiguous = any(not (a.startswith(b) or b.startswith(a)) for a in written for b in written)
     for term in candidates:
         conv = _convention(thresholds, term, token, vocab)
         # A variant the repository already writes is part of its vocabulary, and a spelled-out
