@@ -47,10 +47,9 @@ def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
 
 
 def judged(f: FileFacts) -> bool:
-    """Library code: what users install. Tests, examples and scripts bring their own tools (a
-    test of an optional integration imports it, an example shows the library beside another),
-    so they neither dilute the habit nor break it."""
-    return f.language in _LANGUAGES and not f.is_test and not is_program(f.path)
+    """Whether a file is asked about new libraries: not an example, doc page, script or
+    benchmark, which shows the library beside others rather than depending on them."""
+    return f.language in _LANGUAGES and not is_program(f.path)
 
 
 def file_libraries(f: FileFacts, tops: frozenset[str]) -> dict[str, int]:
@@ -73,9 +72,8 @@ def learn(inp: LearnInput, modules: dict[str, str]) -> list[Convention]:
         if f.language not in _LANGUAGES:
             continue
         libs = set(file_libraries(f, tops))
+        per_file.setdefault(f.language, []).append(libs)
         users.setdefault(f.language, Counter()).update(libs)
-        if judged(f):
-            per_file.setdefault(f.language, []).append(libs)
     out: list[Convention] = []
     for language, files in per_file.items():
         counts = users[language]
