@@ -37,7 +37,7 @@ from typing import Any
 import httpx
 import psycopg
 
-from bench.latency.__main__ import Stack, _delete_streams, _nats, _plans_env, _postgres
+from bench.latency.__main__ import Stack, _delete_streams, _nats, _postgres
 from bench.pr_review.history import PullRequest, merged_pull_requests
 from bench.repos import Corpus, corpora
 from services.devrun.infra import SERVICES_WITH_DB, create_databases, database_url, drop_databases
@@ -262,7 +262,8 @@ def main() -> int:
         stack.push("delete NATS streams", lambda: asyncio.run(_delete_streams(nats_url, prefix)))
         github = e2e_standin()
         stack.push("stop the GitHub stand-in", github.close)
-        extra = {"CR_BILLING_PLANS": _plans_env(), "CR_HOSTAPP_RECONCILE_INTERVAL_SECONDS": "3600"}
+        # Self-hosted: one plan without repository caps (the e2e harness runs hosted).
+        extra = {"CR_BILLING_MODE": "self_hosted", "CR_HOSTAPP_RECONCILE_INTERVAL_SECONDS": "3600"}
         system = build_system(nats_url, urls, prefix, WORK, extra)
         stack.push("stop services", system.stop)
         system.start(timeout=300)
