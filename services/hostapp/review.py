@@ -79,6 +79,7 @@ class Split:
     already: list[analyzer_pb2.Finding] = field(default_factory=list)  # also at the base: never commented
     ignored: list[analyzer_pb2.Finding] = field(default_factory=list)  # a rule turned off by a command
     quiet: list[analyzer_pb2.Finding] = field(default_factory=list)  # a person dismissed it on this PR
+    already_count: int = 0  # all of them (the analyzer lists a capped number)
 
     def present(self) -> set[str]:
         return {key(f) for f in (*self.new, *self.already, *self.ignored, *self.quiet)}
@@ -89,8 +90,11 @@ def split(
     preexisting: Iterable[analyzer_pb2.Finding],
     ignored_rules: set[str],
     dismissed: set[str],
+    *,
+    already_count: int = 0,
 ) -> Split:
     out = Split(already=list(preexisting))
+    out.already_count = max(already_count, len(out.already))
     for f in introduced:
         if any(f.rule == r or f.rule.startswith(r + ".") for r in ignored_rules):
             out.ignored.append(f)
@@ -230,7 +234,7 @@ def summary(
         "|---|---|",
         f"| new | {n} |",
         f"| new hints (loose conventions, not commented) | {len(parts.new) - n} |",
-        f"| already there (also at the base, not commented) | {len(parts.already)} |",
+        f"| already there (also at the base, not commented) | {parts.already_count} |",
         f"| fixed on this pull request | {fixed} |",
         f"| dismissed on this pull request | {len(parts.quiet)} |",
         f"| ignored rules | {len(parts.ignored)} |",
@@ -266,5 +270,6 @@ def skipped(reason: str, text: str) -> dict[str, str]:
 def baseline(
     result: analyzer_pb2.AnalysisResult,
 ) -> tuple[list[analyzer_pb2.Finding], list[analyzer_pb2.Finding]]:
-    """(introduced, already there): the analyzer decides what a change introduced."""
-    return list(result.findings), []
+    """(introduced, already there): the analyzer decides what a change introduced, comparing
+    with the pull request's base (``AnalysisResult.preexisting``)."""
+    return list(result.findings), list(result.preexisting)

@@ -223,7 +223,7 @@ class PrWorker:
         async with self.db.session() as session:
             ignored = await queries.ignored_rules(session, job.repo_full_name)
         dismissed = {r.fingerprint for r in rows if r.state == DISMISSED}
-        parts = review.split(introduced, preexisting, ignored, dismissed)
+        parts = review.split(introduced, preexisting, ignored, dismissed, already_count=result.preexisting_count)
         present = {review.key(f): f for group in (parts.new, parts.already, parts.ignored, parts.quiet) for f in group}
         fixed_now = await self.tracker.settle(job, rows, present, {s.path for s in result.skipped})
         max_comments = min(self.settings.max_review_comments, config.max_comments)
@@ -240,7 +240,7 @@ class PrWorker:
             job,
             COMPLETED,
             conclusion=conclusion,
-            summary=f"{len(parts.new)} new finding(s), {len(parts.already)} already there, "
+            summary=f"{len(parts.new)} new finding(s), {parts.already_count} already there, "
             f"{len(plan.comments)} comment(s), {len(fixed_now)} fixed",
             findings=len(parts.new),
             comments=len(plan.comments),

@@ -43,6 +43,7 @@ class FakeAnalyzer(analyzer_pb2_grpc.AnalyzerServiceServicer):
         self.requests: list[analyzer_pb2.AnalyzePullRequestRequest] = []
         self.reports: list[analyzer_pb2.ReportFindingsRequest] = []
         self.findings: list[analyzer_pb2.Finding] = []
+        self.preexisting: list[analyzer_pb2.Finding] = []
         self.error: ServiceError | None = None
         self.implemented = True
 
@@ -55,7 +56,12 @@ class FakeAnalyzer(analyzer_pb2_grpc.AnalyzerServiceServicer):
         if self.error is not None:
             raise self.error
         return analyzer_pb2.AnalysisResult(
-            audit_id="audit-1", commit=request.head, findings=self.findings, files_analyzed=len(request.files)
+            audit_id="audit-1",
+            commit=request.head,
+            findings=self.findings,
+            files_analyzed=len(request.files),
+            preexisting=self.preexisting,
+            preexisting_count=len(self.preexisting),
         )
 
     async def ReportFindings(

@@ -252,3 +252,19 @@ async def test_review_choices_from_codereview_yml(app: Hostapp, standin: GitHubS
     standin.set_content(REPO, ".codereview.yml", "2" * 40, "review:\n  max_comments: 1\n")
     await push(app, standin, "2" * 40, MOVED, [finding(6), finding(7, "fp-2"), finding(8, "fp-3")])
     assert len(standin.review_comments(REPO, 2)) == 1
+
+
+async def test_a_finding_already_at_the_base_is_not_commented_but_counted(app: Hostapp, standin: GitHubStandIn) -> None:
+    app.analyzer.preexisting = [finding(4, "fp-old", preexisting=True)]
+    job = await push(app, standin, "1" * 40, PATCH, [])
+    assert standin.reviews == {}
+    run = standin.check_runs[job.check_run_id]
+    assert run["conclusion"] == "success"  # not this change's doing
+    assert "| already there (also at the base, not commented) | 1 |" in run["output"]["summary"]
+    assert "| `naming.case.function` | 0 | 1 |" in run["output"]["summary"]
+    assert "annotations" not in run["output"]
+    assert await rows(app) == []
+    # Still there at the next push: nothing changes, nothing is "fixed".
+    app.analyzer.preexisting = []
+    await push(app, standin, "2" * 40, MOVED, [])
+    assert app.analyzer.verdicts() == []
