@@ -56,6 +56,28 @@ def count_audit_names(store: dict[str, str], user_id: str) -> int:
 '''
 
 
+# Already at the base: a legacy module with one name against the repository's style.
+LEGACY = '''"""Old audit names of the accounts package."""
+
+from __future__ import annotations
+
+import logging
+
+log = logging.getLogger(__name__)
+
+
+def oldAuditNames(store: dict[str, str]) -> list[str]:
+    """Names of every old audit."""
+    return sorted(store.values())
+
+
+def count_old_audits(store: dict[str, str]) -> int:
+    """How many old audits are stored."""
+    return len(store)
+'''
+LEGACY_PATH = "app/accounts/old_audits.py"
+
+
 def with_test(path: str, module: str) -> dict[str, str]:
     """The module and the test the repository's convention wants beside it."""
     package, name = path.split("/")[1], path.rsplit("/", 1)[1].removesuffix(".py")
@@ -94,7 +116,11 @@ def hosted(system: RunningSystem, http: httpx.Client) -> Hosted:
     github = e2e_standin()
     root = system.work / "hosted"  # type: ignore[attr-defined]
     work, bare = root / "shop", root / "shop.git"
-    base = make_git_repo(work)
+    make_git_repo(work)
+    (work / LEGACY_PATH).write_text(LEGACY)
+    git(work, "add", "-A")
+    git(work, "commit", "-q", "-m", "legacy module")
+    base = git(work, "rev-parse", "HEAD")
     subprocess.run(["git", "clone", "-q", "--bare", str(work), str(bare)], check=True)
     github.serve_git(REPO, bare)
     installed = load("installation.created.json")
@@ -274,3 +300,19 @@ def test_a_clean_pull_request_gets_success_and_no_review(
     assert [r for r in h.github.reviews.values() if r["_pull"] == (REPO, 4)] == []
     run = h.github.check_runs[job["check_run_id"]]
     assert run["output"]["title"] == "No new convention findings"
+
+
+def test_a_finding_already_at_the_base_is_counted_not_commented(
+    system: RunningSystem, http: httpx.Client, hosted: Hosted
+) -> None:
+    """A moved block that was already a violation at the base is not this change's doing."""
+    h = hosted
+    head, below = LEGACY.split("\n\ndef oldAuditNames", 1)
+    legacy_fn, count_fn = ("def oldAuditNames" + below).split("\n\n\ndef count_old_audits", 1)
+    moved = head + "\n\ndef count_old_audits" + count_fn.rstrip("\n") + "\n\n\n" + legacy_fn.rstrip("\n") + "\n"
+    _, job = push(system, http, h, 5, {LEGACY_PATH: moved})
+    assert (job["state"], job["conclusion"], job["comments"]) == ("completed", "success", 0), job
+    assert comments_on(h, 5) == []
+    summary = h.github.check_runs[job["check_run_id"]]["output"]["summary"]
+    assert "| already there (also at the base, not commented) | 1 |" in summary
+    assert "| `naming.case.function` | 0 | 1 |" in summary

@@ -47,10 +47,26 @@ def _result(f: Finding, rule_index: int, baseline: bool) -> dict[str, Any]:
             "description": f.evidence.description,
         }
     if f.suggestion is not None:
-        # Suggestions replace an identifier or a line depending on the rule, so they travel as a
-        # property rather than as a SARIF fix whose region would have to be exact.
+        # Suggestions replace an identifier or a line depending on the rule: all travel as a
+        # property; a formatting fix is the whole new line, so it is also a SARIF fix (a region
+        # of startLine/endLine alone is that line without its newline).
         result["properties"]["suggestion"] = f.suggestion
+        if f.family == "formatting" and 0 < f.start_line == max(f.end_line, f.start_line):
+            result["fixes"] = [_line_fix(f)]
     return result
+
+
+def _line_fix(f: Finding) -> dict[str, Any]:
+    region = {"startLine": f.start_line, "endLine": f.start_line}
+    return {
+        "description": {"text": f"Apply the repository's convention ({f.rule})"},
+        "artifactChanges": [
+            {
+                "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
+                "replacements": [{"deletedRegion": region, "insertedContent": {"text": f.suggestion}}],
+            }
+        ],
+    }
 
 
 def to_sarif(
