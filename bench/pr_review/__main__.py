@@ -9,8 +9,8 @@ order are the pushes) are fed as signed ``opened`` / ``synchronize`` deliveries 
 gateway; each push waits for its check run to complete. What the code host received is counted
 from the stand-in's own records, not from hostapp's tables:
 
-- comments per pull request, and repeated comments (the same path and text posted again on the
-  same pull request);
+- comments per pull request, and repeated comments (the same text, suggestion included, posted
+  again on the same file of the same pull request);
 - the share of commented findings whose thread a later push resolved;
 - the share of pull requests with no comment;
 - delivery-to-completed-check latency, p50 and p95 (the index is warm: built before the replay).
@@ -24,6 +24,7 @@ import hashlib
 import hmac
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -203,11 +204,16 @@ class Bench:
     def _count(self, full_name: str, number: int, tally: Tally) -> None:
         """What the pull request shows: its comments, repeats among them, resolved threads."""
         comments = sorted(self.github.review_comments(full_name, number), key=lambda c: c["id"])
-        seen: set[tuple[str, str]] = set()
+        seen: dict[tuple[str, str], int] = {}
         for c in comments:
-            shown = (c["path"], c["body"].split("\n", 1)[0])
-            tally.repeats += shown in seen
-            seen.add(shown)
+            # What a reader sees, hidden markers aside: the same text on the same file again is a
+            # repeat (a quote-style message alone is not: its suggestion carries the line).
+            shown = (c["path"], re.sub(r"<!--.*?-->", "", c["body"]).strip())
+            if shown in seen:
+                tally.repeats += 1
+                first_line = shown[1].split("\n", 1)[0][:120]
+                print(f"  repeated on {full_name}#{number}: {shown[0]}:{seen[shown]} and :{c['line']} {first_line}")
+            seen[shown] = c["line"]
             tally.resolved += self.github.thread_of(c["id"])["resolved"]
         tally.prs += 1
         tally.comments += len(comments)
@@ -239,8 +245,9 @@ def main() -> int:
     parser.add_argument("--prs", type=int, default=3, help="merged pull requests per repository")
     parser.add_argument("--pushes", type=int, default=4, help="at most this many pushes per pull request")
     parser.add_argument("--index-timeout", type=float, default=1200.0)
+    parser.add_argument("--only", action="append", default=[], help="owner/name (repeatable)")
     args = parser.parse_args()
-    chosen = corpora(list(REPOSITORIES[: args.repos]))
+    chosen = corpora(args.only or list(REPOSITORIES[: args.repos]))
     if not chosen:
         print("no corpus repository is present (bench/README.md says how to prepare them); skipped")
         return 0

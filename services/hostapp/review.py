@@ -67,6 +67,13 @@ def is_strict(finding: analyzer_pb2.Finding) -> bool:
     return finding.evidence.level != "loose"
 
 
+def reviewed(finding: analyzer_pb2.Finding, min_severity: str = "warning") -> bool:
+    """Worth a person's attention: strict, and at least ``min_severity`` (an ``info`` finding,
+    such as a quote style, is an annotation, never a comment or a failure, by default)."""
+    rank = SEVERITY_RANK.get(finding.severity, 0)
+    return is_strict(finding) and rank >= SEVERITY_RANK.get(min_severity, 0)
+
+
 def key(finding: analyzer_pb2.Finding) -> str:
     return finding.fingerprint or f"{finding.rule}:{finding.path}:{finding.start_line}"
 
@@ -145,6 +152,7 @@ def plan(
     *,
     known: Container[str] = frozenset(),
     comments: bool = True,
+    min_severity: str = "warning",
 ) -> ReviewPlan:
     """Line comments for strict findings on added lines whose fingerprint has no thread yet."""
     by_path = {f.path: f for f in files if f.status != "removed"}
@@ -152,7 +160,7 @@ def plan(
     result = ReviewPlan()
     ordered = sorted(findings, key=lambda f: (-SEVERITY_RANK.get(f.severity, 0), f.path, f.start_line))
     for finding in ordered:
-        line = _comment_line(finding, changed.get(finding.path, set())) if is_strict(finding) else None
+        line = _comment_line(finding, changed.get(finding.path, set())) if reviewed(finding, min_severity) else None
         if line is None:
             result.off_diff.append(finding)
             continue
@@ -173,10 +181,11 @@ def plan(
     return result
 
 
-def conclusion(new: Sequence[analyzer_pb2.Finding], fail_on: str) -> str:
-    """``success`` without a new strict finding; otherwise ``failure`` at or above ``fail_on``
-    (``strict``: any new strict finding, the default; ``error``: a new strict error; ``never``)."""
-    strict = [f for f in new if is_strict(f)]
+def conclusion(new: Sequence[analyzer_pb2.Finding], fail_on: str, min_severity: str = "warning") -> str:
+    """``success`` without a new strict finding (of at least ``min_severity``); otherwise
+    ``failure`` by ``fail_on`` (``strict``: any of them, the default; ``error``: a new strict
+    error; ``never``: ``neutral`` at worst)."""
+    strict = [f for f in new if reviewed(f, min_severity)]
     if not strict:
         return "success"
     if fail_on == "strict":
@@ -188,7 +197,7 @@ def conclusion(new: Sequence[analyzer_pb2.Finding], fail_on: str) -> str:
     return "neutral"
 
 
-def annotations_for(new: Sequence[analyzer_pb2.Finding]) -> list[dict[str, Any]]:
+def annotations_for(new: Sequence[analyzer_pb2.Finding], min_severity: str = "warning") -> list[dict[str, Any]]:
     """Check-run annotations for what the change introduced: strict findings warn (an error
     fails), loose ones are notices."""
     out: list[dict[str, Any]] = []
@@ -196,7 +205,7 @@ def annotations_for(new: Sequence[analyzer_pb2.Finding]) -> list[dict[str, Any]]
         if f.start_line <= 0:
             continue
         level = "notice"
-        if is_strict(f):
+        if reviewed(f, min_severity):
             level = "failure" if f.severity == "error" else "warning"
         out.append(
             {
@@ -223,8 +232,9 @@ def summary(
     *,
     fixed: int = 0,
     fixed_now: Sequence[str] = (),
+    min_severity: str = "warning",
 ) -> dict[str, str]:
-    strict = [f for f in parts.new if is_strict(f)]
+    strict = [f for f in parts.new if reviewed(f, min_severity)]
     n = len(strict)
     title = "No new convention findings" if n == 0 else f"{n} new convention finding{'s' if n != 1 else ''}"
     text = [
@@ -233,7 +243,7 @@ def summary(
         "| | findings |",
         "|---|---|",
         f"| new | {n} |",
-        f"| new hints (loose conventions, not commented) | {len(parts.new) - n} |",
+        f"| new hints (loose conventions or below {min_severity}, not commented) | {len(parts.new) - n} |",
         f"| already there (also at the base, not commented) | {parts.already_count} |",
         f"| fixed on this pull request | {fixed} |",
         f"| dismissed on this pull request | {len(parts.quiet)} |",

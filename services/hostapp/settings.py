@@ -26,6 +26,9 @@ class HostAppSettings(ServiceSettings):
     # finding of severity error), or "never" (neutral at worst).
     fail_on: str = "strict"
     max_review_comments: int = 50
+    # Strict findings below this severity ("info": a quote style) are annotations only: no
+    # comment, no failure. "info" comments every strict finding.
+    comment_min_severity: str = "warning"
     # Verdicts and replies not delivered at once are retried this often.
     feedback_poll_seconds: float = 10.0
     # The reconciler reads reactions on open threads active within this window.

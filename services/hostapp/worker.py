@@ -228,14 +228,17 @@ class PrWorker:
         fixed_now = await self.tracker.settle(job, rows, present, {s.path for s in result.skipped})
         max_comments = min(self.settings.max_review_comments, config.max_comments)
         known = {r.fingerprint for r in rows}
-        plan = review.plan(files, parts.new, max_comments, known=known, comments=config.comments)
+        least = self.settings.comment_min_severity
+        plan = review.plan(files, parts.new, max_comments, known=known, comments=config.comments, min_severity=least)
         review_id = await self._post_review(job, plan, len(parts.new))
         if review_id and plan.commented:
             await self.tracker.record_comments(job, review_id, plan.commented)
-        conclusion = review.conclusion(parts.new, self.settings.fail_on)
+        conclusion = review.conclusion(parts.new, self.settings.fail_on, least)
         fixed = sum(1 for r in rows if r.state == FIXED)
-        output = review.summary(result, parts, plan, len(files), fixed=fixed, fixed_now=[r.rule for r in fixed_now])
-        await self._complete(job, conclusion, output, review.annotations_for(parts.new))
+        output = review.summary(
+            result, parts, plan, len(files), fixed=fixed, fixed_now=[r.rule for r in fixed_now], min_severity=least
+        )
+        await self._complete(job, conclusion, output, review.annotations_for(parts.new, least))
         await self._finish(
             job,
             COMPLETED,

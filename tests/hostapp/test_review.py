@@ -57,9 +57,21 @@ def test_only_findings_on_changed_lines_become_comments() -> None:
 
 def test_comment_cap_keeps_the_most_severe() -> None:
     files = [ChangedFile("app.py", "modified", PATCH)]
-    plan = review.plan(files, [finding("app.py", 2, "info"), finding("app.py", 3, "error")], max_comments=1)
+    both = [finding("app.py", 2, "warning"), finding("app.py", 3, "error")]
+    plan = review.plan(files, both, max_comments=1)
     assert [c["line"] for c in plan.comments] == [3]
     assert plan.on_diff == 2
+
+
+def test_info_findings_are_annotations_not_comments_nor_failures() -> None:
+    files = [ChangedFile("app.py", "modified", PATCH)]
+    quotes = [finding("app.py", 2, "info")]
+    assert review.plan(files, quotes, max_comments=5).comments == []
+    assert review.conclusion(quotes, "strict") == "success"
+    assert [a["annotation_level"] for a in review.annotations_for(quotes)] == ["notice"]
+    # A repository that wants them says so (CR_HOSTAPP_COMMENT_MIN_SEVERITY=info).
+    assert len(review.plan(files, quotes, max_comments=5, min_severity="info").comments) == 1
+    assert review.conclusion(quotes, "strict", "info") == "failure"
 
 
 def test_conclusion_by_worst_severity() -> None:

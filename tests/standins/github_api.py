@@ -15,6 +15,7 @@ import hashlib
 import json
 import re
 import subprocess
+import sys
 import threading
 import time
 from dataclasses import dataclass, field
@@ -62,6 +63,13 @@ class _Rule:
     entered: threading.Event = field(default_factory=threading.Event)
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that hangs up (git closing a dumb-HTTP connection, a killed worker) is normal."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
+
 class GitHubStandIn:
     def __init__(self) -> None:
         key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
@@ -88,7 +96,7 @@ class GitHubStandIn:
         self.refused_installations: set[int] = set()
         self.rules: list[_Rule] = []
         self._ids = 1000
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
+        self.server = _QuietServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
         self.port = self.server.server_address[1]
         self.thread = threading.Thread(target=self.server.serve_forever, name="github-standin", daemon=True)
