@@ -226,7 +226,7 @@ def build_snapshot(
         structure, encoded = tree.structure()
         clock.lap("structure")
         progress.check()
-        history, history_state = _history(
+        history, history_state, history_by_delta = _history(
             mirror.path, commit, limits.history_depth, tree.paths(), inp.history_cache, state
         )
         clock.lap("history")
@@ -271,6 +271,7 @@ def build_snapshot(
                 ("load", state is not None),
                 ("resolve", tree.changed is not None),
                 ("structure", tree.structure_by_delta),
+                ("history", history_by_delta),
                 ("write", base is not None),
             )
             if done
@@ -560,7 +561,7 @@ def _extract(
 
 def _history(
     mirror: Path, commit: str, depth: int, paths: set[str], cache: Path | None, state: IndexState | None
-) -> tuple[bytes, HistoryState]:
+) -> tuple[bytes, HistoryState, bool]:
     """The history document, and the sums behind it for the next index (by delta when this
     process holds the last index's)."""
     previous = state.history if state is not None and state.history.depth == depth else None
@@ -569,9 +570,10 @@ def _history(
         commits = commits_for(mirror, commit, depth, cache, known)
     except GitError as exc:
         raise git_failure(exc) from exc
-    if previous is None or not previous.advance(commits):
-        previous = HistoryState.build(commits, depth)
-    return previous.document(paths), previous
+    if previous is not None and previous.advance(commits):
+        return previous.document(paths), previous, True
+    previous = HistoryState.build(commits, depth)
+    return previous.document(paths), previous, False
 
 
 def _stats(commit: str, files: Sequence[Any], parsed: int) -> dict[str, Any]:

@@ -218,6 +218,6 @@ def test_a_body_change_is_indexed_by_delta(dsn_factory: Any, pool: ExtractorPool
     )
     result = indexer.index("inc", incremental=True, states=indexer.states)
     assert result.files_parsed == 1
-    assert result.by_delta == ["load", "resolve", "structure", "write"]
+    assert result.by_delta == ["load", "resolve", "structure", "history", "write"]
     indexer.index("full", incremental=False, states=StateCache(0))
     assert _snapshot(indexer.dsn, "inc") == _snapshot(indexer.dsn, "full")
