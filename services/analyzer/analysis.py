@@ -230,8 +230,9 @@ async def analyze_pull_request(deps: Deps, req: analyzer_pb2.AnalyzePullRequestR
 async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePullRequestRequest) -> list[Target]:
     """Targets from the code host's file list: its patches say which lines changed.
 
-    With the base and head commits, ``GetChanges`` gives the base side (and the head side of the
-    files sent without content); without them the base is the indexed snapshot's file.
+    A file's base is the ``base_content`` the client sent, else (with the base and head commits)
+    the base side ``GetChanges`` gives (with the head side of the files sent without content),
+    else the indexed snapshot's file.
     """
     files = [(clean_path(f.path, "files.path"), f) for f in req.files]
     missing = [p for p, f in files if not f.content and _STATUS.get(f.status, "modified") != "deleted"]
@@ -261,6 +262,8 @@ async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePu
         target = Target(path=path, status=status, changed=changed)
         if known is not None:
             target.old_path, target.base = known.old_path, known.base
+        if f.HasField("base_content") and status not in _NO_BASE:
+            target.base = f.base_content  # the client's own base wins: it knows its fork point
         if status != "deleted":
             if f.content:
                 target.data = f.content
@@ -268,7 +271,9 @@ async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePu
                 target.data = known.data
             elif hunks:
                 patched = await _patched(deps, entry, FileDiff(path=path, status=status, hunks=hunks))
-                target.data, target.base, target.base_facts = patched.data, patched.base, patched.base_facts
+                target.data = patched.data
+                if target.base is None:
+                    target.base, target.base_facts = patched.base, patched.base_facts
         targets.append(target)
     if not (req.base and req.head):
         await asyncio.gather(

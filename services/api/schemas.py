@@ -122,6 +122,12 @@ class FilePatch(Strict):
     status: str = "modified"
     patch: str = ""
     content: str | None = None
+    base_content: str | None = Field(
+        None,
+        description="The file before the change (for a rename, at its old path), when the client knows it; "
+        "omitted = the base commit's file, else the indexed snapshot's. Findings it already had are "
+        "answered under preexisting",
+    )
 
 
 class AnalyzePr(Strict):

@@ -58,17 +58,28 @@ class BranchChanges:
     files: list[FilePatch]
 
 
-def changed_files(root: Path, *sides: str, content: Callable[[str], str]) -> list[FilePatch]:
-    """The files ``git diff <sides>`` names, each with its patch (which lines changed) and its
-    new content as ``content(path)`` reads it, so the server needs no snapshot of the old side."""
+def changed_files(
+    root: Path, *sides: str, content: Callable[[str], str], base: Callable[[str], str] | None = None
+) -> list[FilePatch]:
+    """The files ``git diff <sides>`` names, each with its patch (which lines changed), its new
+    content as ``content(path)`` reads it, so the server needs no snapshot of the old side, and
+    its old content as ``base(old path)`` reads it, so the server tells what the change
+    introduced from what was already there."""
     files: list[FilePatch] = []
     for line in git(root, "diff", "--name-status", "-M", "--no-color", *sides).splitlines():
         parts = line.split("\t")
         status = STATUS.get(parts[0][:1], "modified")
         path = parts[-1]
         patch = git(root, "diff", "--no-color", "--no-ext-diff", "-M", *sides, "--", *parts[1:])
+        before = base(parts[1]) if base is not None and status != "added" else None
         files.append(
-            FilePatch(path=path, status=status, patch=patch, content=None if status == "removed" else content(path))
+            FilePatch(
+                path=path,
+                status=status,
+                patch=patch,
+                content=None if status == "removed" else content(path),
+                base_content=before,
+            )
         )
     return files
 
@@ -76,14 +87,25 @@ def changed_files(root: Path, *sides: str, content: Callable[[str], str]) -> lis
 def staged_changes(root: Path) -> list[FilePatch]:
     """The staged changes: the patch against HEAD for the changed lines, and each file's staged
     content exactly as it will be committed (``git show :path``), whatever HEAD the server saw."""
-    return changed_files(root, "--cached", content=lambda path: git(root, "show", f":{path}"))
+    return changed_files(
+        root,
+        "--cached",
+        content=lambda path: git(root, "show", f":{path}"),
+        base=lambda path: git(root, "show", f"HEAD:{path}"),
+    )
 
 
 def branch_changes(root: Path, base: str) -> BranchChanges:
     """The files HEAD changed since it forked from ``base``, each with its patch and new content."""
     fork = git(root, "merge-base", base, "HEAD").strip()
     head = git(root, "rev-parse", "HEAD").strip()
-    files = changed_files(root, fork, head, content=lambda path: git(root, "show", f"{head}:{path}"))
+    files = changed_files(
+        root,
+        fork,
+        head,
+        content=lambda path: git(root, "show", f"{head}:{path}"),
+        base=lambda path: git(root, "show", f"{fork}:{path}"),
+    )
     return BranchChanges(base=fork, head=head, files=files)
 
 

@@ -84,6 +84,7 @@ BY_NAME: list[tuple[str, Any]] = [
     (r"^suggestion$", "Rename placeOrder to place_order."),
     (r"^reason$", "unsupported_language"),
     (r"^content$", "def place_order(cart):\n    return cart.total()\n"),
+    (r"^base_content$", "def placeOrder(cart):\n    return cart.total()\n"),
     (r"^patch$", "@@ -1,2 +1,2 @@\n-def placeOrder(cart):\n+def place_order(cart):\n"),
     (
         r"^diff$",

@@ -433,3 +433,30 @@ async def test_a_changeset_diff_is_compared_with_the_indexed_file(harness: Harne
     assert found(result) == set()
     assert [(f.rule, f.start_line) for f in result.preexisting] == [("documentation.docstring.function", 32)]
     assert result.preexisting_count == 1
+
+
+async def test_a_base_the_client_sends_wins_over_the_indexed_file(harness: Harness) -> None:
+    """A local branch's fork point is not the indexed snapshot: the CLI sends each file's base."""
+    old_def = "def count_audit_items(store: AuditStore) -> int:"
+    head = PLANTED.replace(old_def, old_def.replace(") ->", ", /) ->"))
+    patch = f"@@ -32,1 +32,1 @@\n-{old_def}\n+{old_def.replace(') ->', ', /) ->')}\n"
+    await call(harness.stub.GetGlobalContext, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)  # learn
+    fetched = harness.indexer.calls["GetFile"]
+    request = analyzer_pb2.AnalyzePullRequestRequest(
+        repo="r-alice",
+        files=[
+            analyzer_pb2.FilePatch(
+                path=PLANTED_PATH, status="modified", patch=patch, content=head.encode(), base_content=PLANTED.encode()
+            )
+        ],
+    )
+    result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
+    assert found(result) == set()
+    assert [(f.rule, f.start_line) for f in result.preexisting] == [("documentation.docstring.function", 32)]
+    assert harness.indexer.calls["GetFile"] == fetched  # the indexed file was not needed
+
+    # Without it, the indexed snapshot is the base; the planted file is not in it: all is new.
+    request.files[0].ClearField("base_content")
+    result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
+    assert ("documentation.docstring.function", 32) in found(result)
+    assert list(result.preexisting) == []

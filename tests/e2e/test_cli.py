@@ -167,6 +167,32 @@ def test_review_branch_against_base(work: Workspace, tmp_path: Path) -> None:
         git(work.path, "branch", "-q", "-D", "cli-feature")
 
 
+def test_review_branch_says_what_was_already_there(work: Workspace) -> None:
+    """An annotation-only edit of an old undocumented function: the CLI sends each file's base
+    (its content at the fork point), the server answers the finding as already there."""
+    git(work.path, "checkout", "-q", "-b", "cli-legacy")
+    try:
+        (work.path / PLANTED_PATH).write_text(PLANTED)
+        git(work.path, "add", PLANTED_PATH)
+        git(work.path, "commit", "-q", "-m", "legacy audit module")
+        fork = git(work.path, "rev-parse", "HEAD")
+        old_def = "def count_audit_items(store: AuditStore) -> int:"
+        (work.path / PLANTED_PATH).write_text(PLANTED.replace(old_def, old_def.replace(") ->", ", /) ->")))
+        git(work.path, "commit", "-q", "-am", "positional store")
+        done = work.run("review", "--base", fork, "--json", "--fail-on", "info")
+        assert done.returncode == 0, done.stderr  # nothing introduced: nothing to fail on
+        body = json_of(done)
+        assert body["findings"] == []
+        assert [(f["rule"], f["preexisting"]) for f in body["preexisting"]] == [
+            ("documentation.docstring.function", True)
+        ]
+        table = work.run("review", "--base", fork)
+        assert "1 already there" in table.stdout, table.stdout
+    finally:
+        git(work.path, "checkout", "-q", "main")
+        git(work.path, "branch", "-q", "-D", "cli-legacy")
+
+
 def test_context_conventions_report_and_login(work: Workspace) -> None:
     context = json_of(work.run("context", "app/billing/invoice.py", "--json"))
     assert context["path"] == "app/billing/invoice.py"

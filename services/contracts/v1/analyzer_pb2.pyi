@@ -114,12 +114,18 @@ class FilePatch(_message.Message):
     STATUS_FIELD_NUMBER: _builtins.int
     PATCH_FIELD_NUMBER: _builtins.int
     CONTENT_FIELD_NUMBER: _builtins.int
+    BASE_CONTENT_FIELD_NUMBER: _builtins.int
     path: _builtins.str
     status: _builtins.str
     patch: _builtins.str
     """unified diff hunk text as the code host returns it"""
     content: _builtins.bytes
     """head-side content when known"""
+    base_content: _builtins.bytes
+    """The file before the change, when the client knows it (a local branch's fork point, HEAD
+    for staged changes): what the findings are compared with. Unset: the base commit's content,
+    else the indexed snapshot's file.
+    """
     def __init__(
         self,
         *,
@@ -127,12 +133,15 @@ class FilePatch(_message.Message):
         status: _builtins.str = ...,
         patch: _builtins.str = ...,
         content: _builtins.bytes = ...,
+        base_content: _builtins.bytes | None = ...,
     ) -> None: ...
-    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    _HasFieldArgType: _TypeAlias = _typing.Literal["_base_content", b"_base_content", "base_content", b"base_content"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["content", b"content", "patch", b"patch", "path", b"path", "status", b"status"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["_base_content", b"_base_content", "base_content", b"base_content", "content", b"content", "patch", b"patch", "path", b"path", "status", b"status"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
-    def WhichOneof(self, oneof_group: _Never) -> None: ...
+    _WhichOneofReturnType__base_content: _TypeAlias = _typing.Literal["base_content"]  # noqa: Y015
+    _WhichOneofArgType__base_content: _TypeAlias = _typing.Literal["_base_content", b"_base_content"]  # noqa: Y015
+    def WhichOneof(self, oneof_group: _WhichOneofArgType__base_content) -> _WhichOneofReturnType__base_content | None: ...
 
 Global___FilePatch: _TypeAlias = FilePatch  # noqa: Y015
 

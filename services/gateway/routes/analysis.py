@@ -58,7 +58,13 @@ async def analyze_pr(repo_id: str, body: AnalyzePr, principal: PrincipalDep, cli
         pr_number=body.pr_number or 0,
         format=body.format,
         files=[
-            analyzer_pb2.FilePatch(path=f.path, status=f.status, patch=f.patch, content=(f.content or "").encode())
+            analyzer_pb2.FilePatch(
+                path=f.path,
+                status=f.status,
+                patch=f.patch,
+                content=(f.content or "").encode(),
+                base_content=None if f.base_content is None else f.base_content.encode(),
+            )
             for f in body.files
         ],
     )
