@@ -54,7 +54,7 @@ def _same_commit(repo: Repository, commit: str) -> bool:
 
 
 async def stream_facts(db: Database, request: indexer_pb2.StreamFactsRequest) -> AsyncIterator[indexer_pb2.FactsChunk]:
-    async with db.session() as session:
+    async with db.snapshot_session() as session:  # the snapshot named and its rows, as one
         repo, snapshot_id = await indexed(session, request.repo)
         if not _same_commit(repo, request.commit):
             raise ServiceError(

@@ -57,7 +57,9 @@ async def indexed(session: AsyncSession, ref: str) -> tuple[Repository, str]:
 
 
 async def _load(db: Database, ref: str, column: str) -> tuple[Repository, Any]:
-    async with db.session() as session:
+    # One snapshot of the database: an index finishing between the two reads replaces the
+    # snapshot the first one named (seen as a 500 from GET domains during a re-index).
+    async with db.snapshot_session() as session:
         repo, snapshot_id = await indexed(session, ref)
         return repo, orjson.loads(await queries.snapshot_document(session, snapshot_id, column) or b"null")
 
@@ -107,7 +109,7 @@ async def network(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2
 
 
 async def history(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2.History:
-    async with db.session() as session:
+    async with db.snapshot_session() as session:
         repo, snapshot_id = await indexed(session, request.repo)
         path = checked_path(request.path) if request.path else ""
         in_snapshot = bool(path) and await queries.snapshot_file(session, repo.id, snapshot_id, path) is not None

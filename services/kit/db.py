@@ -75,6 +75,16 @@ class Database:
         async with self.autocommit() as conn, AsyncSession(bind=conn, expire_on_commit=False) as session:
             yield session
 
+    @asynccontextmanager
+    async def snapshot_session(self) -> AsyncIterator[AsyncSession]:
+        """Reads that must agree with each other while a writer may replace what they read (a
+        repository's current snapshot id, then the snapshot's rows): one read-only REPEATABLE READ
+        transaction, so every statement sees the database as of its first one."""
+        async with self.engine.connect() as raw:
+            conn = await raw.execution_options(isolation_level="REPEATABLE READ", postgresql_readonly=True)
+            async with conn.begin(), AsyncSession(bind=conn, expire_on_commit=False) as session:
+                yield session
+
     async def ping(self) -> bool:
         try:
             async with self.engine.connect() as conn:

@@ -39,3 +39,18 @@ async def test_read_session_statements_each_stand_alone(make_db) -> None:
     async with db.session() as session:
         first, second = await _now_twice(session)
         assert second == first  # a unit of work: one transaction around its statements
+
+
+async def test_snapshot_session_reads_agree_while_a_writer_commits(make_db) -> None:
+    """What the indexer's reads need: a repository's snapshot id, then that snapshot's document,
+    with an index finishing in between (it replaced the snapshot: a 500 during a re-index)."""
+    db = make_db("billing")
+    row = event_row("events.x", "x", events_pb2.AnalysisCompleted())
+    async with db.snapshot_session() as session:
+        before = (await session.execute(text("select count(*) from outbox"))).scalar()
+        async with db.autocommit() as conn:  # the writer commits between the two reads
+            await conn.execute(outbox.insert().values(**row))
+        assert (await session.execute(text("select count(*) from outbox"))).scalar() == before
+        with pytest.raises(Exception, match="read-only"):
+            await session.execute(outbox.insert().values(**{**row, "id": "other"}))
+    assert await pending_count(db, outbox) == before + 1
