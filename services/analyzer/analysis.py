@@ -21,6 +21,7 @@ from services.analyzer.deps import Deps
 from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, indexer_pb2
+from services.kit.concurrency import gather_bounded
 from services.kit.errors import ServiceError
 from services.kit.paths import repo_path
 from services.source.diff import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
@@ -276,8 +277,8 @@ async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePu
                     target.base, target.base_facts = patched.base, patched.base_facts
         targets.append(target)
     if not (req.base and req.head):
-        await asyncio.gather(
-            *(_indexed_base(deps, entry, t) for t in targets if t.base is None and t.status not in _NO_BASE)
+        await gather_bounded(
+            _indexed_base(deps, entry, t) for t in targets if t.base is None and t.status not in _NO_BASE
         )
     return targets
 
@@ -309,12 +310,12 @@ async def review_changeset(deps: Deps, req: analyzer_pb2.ReviewChangesetRequest)
         for d in diffs:
             d.path = clean_path(d.path, "diff")
             d.old_path = clean_path(d.old_path, "diff") if d.old_path else ""
-        targets = list(await asyncio.gather(*(_patched(deps, entry, d) for d in diffs)))
+        targets = await gather_bounded(_patched(deps, entry, d) for d in diffs)
     elif req.file_paths:
         paths = list(dict.fromkeys(clean_path(p, "file_paths") for p in req.file_paths))
         staged = {t.path: t for t in await _staged(deps, entry, required=False)}
         rest = [p for p in paths if p not in staged]
-        whole = await asyncio.gather(*(_indexed_or_missing(deps, entry, p) for p in rest))
+        whole = await gather_bounded(_indexed_or_missing(deps, entry, p) for p in rest)
         found = {t.path: t for t in whole}
         targets = [staged.get(p) or found[p] for p in paths]
     else:

@@ -7,12 +7,11 @@ review already has (``Target.base``), else one ``GetFile`` at the model's commit
 
 from __future__ import annotations
 
-import asyncio
-
 from services.analyzer.deps import Deps
 from services.analyzer.engine.dependencies import PREFIX, keep_unless_replaced, replaced_jobs
 from services.analyzer.review import Outcome, Target
 from services.analyzer.state import LoadedRepo
+from services.kit.concurrency import gather_bounded
 from services.kit.errors import ServiceError
 from services.source.extract import extract
 from services.source.facts import FileFacts, decode
@@ -24,7 +23,7 @@ async def drop_replaced(deps: Deps, entry: LoadedRepo, targets: list[Target], ou
     modified = [t for t in targets if t.path in flagged and t.status in ("modified", "renamed")]
     if not modified:
         return
-    bases = await asyncio.gather(*(_base(deps, entry, t) for t in modified))
+    bases = await gather_bounded(_base(deps, entry, t) for t in modified)
     replaced: set[tuple[str, str]] = set()
     for target, base in zip(modified, bases, strict=True):
         head = outcome.facts.get(target.path)

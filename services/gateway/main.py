@@ -4,6 +4,7 @@ CPU it may use (docs/configuration.md, "Gateway workers")."""
 from __future__ import annotations
 
 import math
+import multiprocessing
 import os
 import shutil
 import tempfile
@@ -15,6 +16,7 @@ from fastapi import FastAPI
 
 from services.gateway.settings import GatewaySettings, load
 from services.kit.logs import configure_logging
+from services.kit.processes import die_with_parent
 
 CGROUP_CPU_MAX = Path("/sys/fs/cgroup/cpu.max")
 
@@ -58,6 +60,12 @@ def server_options(settings: GatewaySettings) -> dict[str, Any]:
 def worker_app() -> FastAPI:
     """The app of one worker process (uvicorn's factory: each worker builds its own)."""
     from services.gateway.app import create_app
+
+    parent = multiprocessing.parent_process()
+    if parent is not None and parent.pid is not None:
+        # A kill -9 of the gateway gives uvicorn no chance to stop its workers: they would keep
+        # the port, the database connections and the event subscriptions (tests/faults).
+        die_with_parent(parent.pid)
 
     settings = load()
     configure_logging("gateway", settings.log_level, settings.log_json)

@@ -165,7 +165,7 @@ def test_analysis_errors(system: RunningSystem, http: httpx.Client, indexed: Ind
     assert_error(analyze(http, indexed, {"path": PLANTED_PATH, "format": "xml"}), 422, "validation_failed")
     url = f"/v1/repositories/{indexed.repo_id}/analyze"
     json_auth = {**indexed.auth, "content-type": "application/json"}
-    assert_error(http.post(url, content=b'{"path": ', headers=json_auth), 400, "validation_failed")
+    assert_error(http.post(url, content=b'{"path": ', headers=json_auth), 400, "bad_request")
     pr = f"/v1/repositories/{indexed.repo_id}/analyze_pr"
     assert_error(request(http, "POST", pr, indexed.auth, json={}), 422, "validation_failed")
 
