@@ -70,6 +70,9 @@ RETRY_POLICY: dict[str, object] = {
 }
 
 
+RECONNECT_BACKOFF_MS = (100, 1000)  # first and longest wait before dialling a lost peer again
+
+
 class RemoteError(ServiceError):
     """A ServiceError raised by another service, with its gRPC status preserved."""
 
@@ -113,6 +116,12 @@ def make_channel(address: str, service: ServiceDescriptor) -> grpc.aio.Channel:
             ("grpc.max_receive_message_length", 64 * 1024 * 1024),
             ("grpc.max_send_message_length", 64 * 1024 * 1024),
             ("grpc.keepalive_time_ms", 30_000),
+            # A restarted peer must be found again within a second by every process that dials it:
+            # gRPC's default backoff grows to 120 s, so one gateway worker kept answering 503 long
+            # after the indexer was back while another worker (the one /readyz asked) had found it.
+            ("grpc.initial_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[0]),
+            ("grpc.min_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[0]),
+            ("grpc.max_reconnect_backoff_ms", RECONNECT_BACKOFF_MS[1]),
         ],
     )
 
