@@ -108,11 +108,45 @@ def test_a_script_importing_its_neighbour_module_imports_no_library() -> None:
     # Test fixtures run as scripts from their directory: `import _init` loads the `_init.py` beside them.
     files = _repo()
     files.append(py_file("tests/source/ownership/_init.py", imports=[imp("sys", 1)]))
+    files.append(py_file("tests/source/ownership/helpers.py", imports=[imp("sys", 1)]))
     model = learn(files)
-    imports = [imp("sys", 1), imp("_init", 3, group="third_party"), imp("somelib", 4, group="third_party")]
+    imports = [
+        imp("sys", 1),
+        imp("_init", 2, group="third_party"),
+        imp("helpers", 3, group="third_party"),
+        imp("somelib", 4, group="third_party"),
+    ]
 
     found = check(py_file("tests/source/ownership/direct.py", imports=imports), "import x\n" * 5, model)
     elsewhere = check(py_file("pkg/direct.py", imports=imports), "import x\n" * 5, model)
 
-    assert [f.start_line for f in found if f.rule == RULE] == [4]  # somelib, not _init
+    assert [f.start_line for f in found if f.rule == RULE] == [4]  # somelib, not _init or helpers
+    # Away from them, `helpers` names no neighbour; a private `_init` is never a library of its own.
     assert [f.start_line for f in elsewhere if f.rule == RULE] == [3, 4]
+
+
+def test_private_modules_and_newer_stdlib_modules_bring_in_no_library() -> None:
+    """attrs' test suite: pytest and hypothesis everywhere, one module reaching for Python 3.14's
+    ``annotationlib`` under a version test, a conftest importing ``_pytest`` internals, a test of
+    subinterpreters importing CPython's private ``_interpreters``. None of those is a dependency a
+    file brought in, so the habit stays sure and a test importing ``dill`` is a new dependency."""
+    files = [
+        py_file(
+            f"tests/test_m{i}.py",
+            imports=[imp("pytest", 1, group="third_party"), imp("hypothesis", 2, group="third_party")],
+        )
+        for i in range(30)
+    ]
+    files += [
+        py_file("src/attr/_compat.py", imports=[imp("annotationlib", 3, group="third_party")]),
+        py_file("tests/conftest.py", imports=[imp("_pytest.fixtures", 1, group="third_party")]),
+        py_file("tests/test_sub.py", imports=[imp("_interpreters", 1, group="third_party")]),
+    ]
+    model = learn(files)
+    conv = next(c for c in model.conventions if c.rule == RULE)
+
+    assert (conv.count, conv.support, conv.level) == (33, 33, "strict")
+    assert library_of("python", imp("annotationlib", 1, group="third_party"), frozenset()) == ""
+    assert library_of("python", imp("_pytest.fixtures", 1, group="third_party"), frozenset()) == ""
+    found = _found(model, [imp("pytest", 1, group="third_party"), imp("dill", 2, group="third_party")])
+    assert [line for line, _ in found] == [2]

@@ -34,7 +34,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 8: strict needs the Wilson lower bound of a flawless record at the bar's count (thresholds.py);
 #    names dictated from outside, loop variables, methods pooled with functions, overrides and
 #    stubs (base_methods, stubs), one finding per handler.
-MODEL_SCHEMA_VERSION = 8
+# 9: private top-level modules and standard-library modules newer than 3.11 bring in no library
+#    (dependencies.library.new).
+MODEL_SCHEMA_VERSION = 9
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

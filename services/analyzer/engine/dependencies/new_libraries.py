@@ -26,8 +26,10 @@ FAMILY = "dependencies"
 RULE = "dependencies.library.new"
 _MAX_LISTED = 12  # libraries named in a message
 _LANGUAGES = frozenset({"python", *JS_LANGUAGES})
-# The running program, and typeshed's ``_typeshed`` (types for the checker, nothing at run time).
-_NOT_LIBRARIES = frozenset({"__main__", "_typeshed"})
+# Standard-library modules newer than the interpreter the service runs on (3.11), which
+# ``sys.stdlib_module_names`` therefore files as third party: attrs' ``import annotationlib`` under
+# a version test is Python 3.14's, no dependency of its own.
+_NEWER_STDLIB = frozenset({"annotationlib", "compression"})
 
 
 def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
@@ -38,7 +40,14 @@ def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
     module = imp.module
     if language == "python":
         top = module.split(".", 1)[0]
-        return "" if not top or top in local_tops or top in _NOT_LIBRARIES else top
+        # A private top-level module (``_interpreters``, ``_pytest``, ``_cffi_backend``) is the
+        # implementation of the standard library or of a distribution imported by its public name:
+        # no library of its own, and counting it made anyio's test files look as if each brought
+        # in a new dependency. So are the running program (``__main__``) and typeshed's
+        # ``_typeshed`` (types for the checker, nothing at run time).
+        if not top or top.startswith("_") or top in local_tops or top in _NEWER_STDLIB:
+            return ""
+        return top
     if module.startswith(("node:", ".", "/", "#")) or ":" in module:
         return ""
     parts = module.split("/")
