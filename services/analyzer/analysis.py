@@ -7,24 +7,24 @@ is the file before the change. A single file, or a path with no change, has no b
 
 Round trips are kept to what the input requires: a file sent with its content needs none, an
 indexed path one ``GetFile``; a pull request with commits one ``GetChanges``, sent with patches
-and no commits one ``GetFile`` per changed file (its base); a staged changeset one ``GetChanges``.
+and no commits one ``StreamFiles`` for all the changed files' bases (however many: a call per
+file made a 3,000-file request take seconds); a staged changeset one ``GetChanges``.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from services.analyzer import preferences, replacements, repo_lookup, results
 from services.analyzer.deps import Deps
 from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, indexer_pb2
-from services.kit.concurrency import gather_bounded
 from services.kit.errors import ServiceError
 from services.kit.paths import repo_path
-from services.source.diff import FileDiff, added_lines, apply, parse_hunks, parse_unified_diff
+from services.source.diff import FileDiff, Hunk, added_lines, apply, parse_hunks, parse_unified_diff
 from services.source.facts import FileFacts, decode
 
 # Code-host file statuses -> ours.
@@ -170,23 +170,33 @@ def _facts_of(blob: bytes) -> FileFacts | None:
         return None
 
 
-async def _indexed_base(deps: Deps, entry: LoadedRepo, target: Target) -> None:
-    """The indexed snapshot's file as ``target``'s base, when the snapshot has it."""
-    try:
-        reply = await deps.indexer.file(entry.id, target.old_path or target.path)
-    except ServiceError as exc:
-        if exc.code not in ("file_not_found", "unsupported_file_type"):
-            raise
-        return
-    target.base = reply.content
-    target.base_facts = _facts_of(reply.facts)
+async def _snapshot_files(deps: Deps, entry: LoadedRepo, paths: Iterable[str]) -> dict[str, indexer_pb2.FileContent]:
+    """The indexed snapshot's files among ``paths``, in one call however many there are."""
+    wanted = list(dict.fromkeys(paths))
+    return await deps.indexer.files(entry.id, wanted) if wanted else {}
 
 
-async def _patched(deps: Deps, entry: LoadedRepo, diff: FileDiff) -> Target:
-    """Head-side content of one file of a diff: its own lines when added, else the indexed base patched."""
+def _base_of(target: Target, found: indexer_pb2.FileContent | None) -> None:
+    """``found`` (the snapshot's file, when it has one it did not skip) as ``target``'s base."""
+    if found is not None and not found.skipped:
+        target.base = found.content
+        target.base_facts = _facts_of(found.facts)
+
+
+def _snapshot_target(path: str, found: indexer_pb2.FileContent | None) -> Target:
+    if found is None:
+        return Target(path=path, skip="file_not_found")
+    if found.skipped:
+        return Target(path=path, skip=found.skipped)
+    return Target(path=path, data=found.content, facts=_facts_of(found.facts))
+
+
+def _patched(diff: FileDiff, base: indexer_pb2.FileContent | None) -> Target:
+    """Head-side content of one file of a diff: its own lines when added, else ``base`` (the
+    snapshot's file at its old path) patched."""
     target = Target(path=diff.path, status=diff.status, changed=diff.added_lines(), old_path=diff.old_path)
     if diff.status == "deleted":
-        await _indexed_base(deps, entry, target)
+        _base_of(target, base)
         return target
     if diff.binary:
         target.skip = "binary"
@@ -194,15 +204,10 @@ async def _patched(deps: Deps, entry: LoadedRepo, diff: FileDiff) -> Target:
     if diff.status == "added":
         target.data = diff.new_text().encode()
         return target
-    try:
-        base = await deps.indexer.file(entry.id, diff.old_path or diff.path)
-    except ServiceError as exc:
-        if exc.code not in ("file_not_found", "unsupported_file_type"):
-            raise
-        target.skip = str(exc.details.get("reason") or exc.code)
+    if base is None or base.skipped:
+        target.skip = base.skipped if base is not None else "file_not_found"
         return target
-    target.base = base.content
-    target.base_facts = _facts_of(base.facts)
+    _base_of(target, base)
     text = apply(base.content.decode("utf-8", "replace"), diff.hunks)
     if text is not None:
         target.data = text.encode()
@@ -248,6 +253,7 @@ async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePu
         if changes is not None:
             by_path = {t.path: t for t in _from_changes(changes)}
     targets: list[Target] = []
+    pending: list[tuple[Target, list[Hunk]]] = []  # patched onto the snapshot's file below
     for path, f in files:
         status = _STATUS.get(f.status, "modified")
         known = by_path.get(path)
@@ -271,15 +277,20 @@ async def _pr_targets(deps: Deps, entry: LoadedRepo, req: analyzer_pb2.AnalyzePu
             elif known is not None:
                 target.data = known.data
             elif hunks:
-                patched = await _patched(deps, entry, FileDiff(path=path, status=status, hunks=hunks))
-                target.data = patched.data
-                if target.base is None:
-                    target.base, target.base_facts = patched.base, patched.base_facts
+                pending.append((target, hunks))
         targets.append(target)
-    if not (req.base and req.head):
-        await gather_bounded(
-            _indexed_base(deps, entry, t) for t in targets if t.base is None and t.status not in _NO_BASE
-        )
+    unbased = [] if req.base and req.head else [t for t in targets if t.base is None and t.status not in _NO_BASE]
+    snapshot = await _snapshot_files(
+        deps, entry, [t.path for t, _ in pending if t.status != "added"] + [t.old_path or t.path for t in unbased]
+    )
+    for target, hunks in pending:
+        patched = _patched(FileDiff(path=target.path, status=target.status, hunks=hunks), snapshot.get(target.path))
+        target.data = patched.data
+        if target.base is None:
+            target.base, target.base_facts = patched.base, patched.base_facts
+    for target in unbased:
+        if target.base is None:
+            _base_of(target, snapshot.get(target.old_path or target.path))
     return targets
 
 
@@ -310,14 +321,13 @@ async def review_changeset(deps: Deps, req: analyzer_pb2.ReviewChangesetRequest)
         for d in diffs:
             d.path = clean_path(d.path, "diff")
             d.old_path = clean_path(d.old_path, "diff") if d.old_path else ""
-        targets = await gather_bounded(_patched(deps, entry, d) for d in diffs)
+        bases = await _snapshot_files(deps, entry, (d.old_path or d.path for d in diffs if d.status != "added"))
+        targets = [_patched(d, bases.get(d.old_path or d.path)) for d in diffs]
     elif req.file_paths:
         paths = list(dict.fromkeys(clean_path(p, "file_paths") for p in req.file_paths))
         staged = {t.path: t for t in await _staged(deps, entry, required=False)}
-        rest = [p for p in paths if p not in staged]
-        whole = await gather_bounded(_indexed_or_missing(deps, entry, p) for p in rest)
-        found = {t.path: t for t in whole}
-        targets = [staged.get(p) or found[p] for p in paths]
+        found = await _snapshot_files(deps, entry, (p for p in paths if p not in staged))
+        targets = [staged.get(p) or _snapshot_target(p, found.get(p)) for p in paths]
     else:
         targets = await _staged(deps, entry, required=True)
     if not targets:
@@ -326,12 +336,3 @@ async def review_changeset(deps: Deps, req: analyzer_pb2.ReviewChangesetRequest)
     return await _finish(
         deps, entry, outcome, kind="changeset", paths=[t.path for t in targets], fmt=fmt, started=started
     )
-
-
-async def _indexed_or_missing(deps: Deps, entry: LoadedRepo, path: str) -> Target:
-    try:
-        return await _indexed(deps, entry, path)
-    except ServiceError as exc:
-        if exc.code in ("file_not_found", "unsupported_file_type"):
-            return Target(path=path, skip=str(exc.details.get("reason") or exc.code))
-        raise

@@ -55,6 +55,20 @@ class IndexerClient:
         request = indexer_pb2.GetFileRequest(repo=repo_id, path=path, commit=commit)
         return await call(self.stub.GetFile, request, timeout=self.deadline)
 
+    async def files(self, repo_id: str, paths: list[str]) -> dict[str, indexer_pb2.FileContent]:
+        """The indexed snapshot's files among ``paths`` (absent when the snapshot lacks one,
+        ``skipped`` set when it skipped one), in one streamed call."""
+        out: dict[str, indexer_pb2.FileContent] = {}
+        chunks = stream(
+            self.stub.StreamFiles, indexer_pb2.StreamFilesRequest(repo=repo_id, paths=paths), timeout=self.deadline
+        )
+        try:
+            async for chunk in chunks:
+                out.update((f.path, f) for f in chunk.files)
+        except grpc.aio.AioRpcError as err:
+            raise error_from_rpc(err) from None
+        return out
+
     async def changes(
         self, repo_id: str, *, base: str = "", head: str = "", staged: bool = False
     ) -> indexer_pb2.Changes:

@@ -39,6 +39,7 @@ _LS_TREE_MAX = 64 * 1024
 # Blobs up to this size are read on the event loop when a reader is ready (no git to start):
 # a thread hop would cost more than the read.
 _INLINE_READ_BYTES = 256 * 1024
+MAX_STREAMED_PATHS = 10_000
 
 
 def _facts_bytes(row: SnapshotFile, facts: bytes | None) -> bytes:
@@ -120,6 +121,61 @@ async def get_file(
             path=path, blob_sha=row.blob_sha, content=content, facts=_facts_bytes(row, facts), commit=repo.head_sha
         )
     return await asyncio.to_thread(_file_at, mirror, request.commit, path, settings.max_file_bytes)
+
+
+async def stream_files(
+    db: Database, settings: IndexerSettings, request: indexer_pb2.StreamFilesRequest
+) -> AsyncIterator[indexer_pb2.FilesChunk]:
+    """``GetFile`` for many paths of the indexed snapshot: one read of the rows, then the blobs in
+    chunks (at most CHUNK_FILES files or about CHUNK_BYTES each), each read on one borrowed reader."""
+    if len(request.paths) > MAX_STREAMED_PATHS:
+        raise ServiceError("validation_failed", f"at most {MAX_STREAMED_PATHS} paths per call", {"field": "paths"})
+    paths = list(dict.fromkeys(checked_path(p) for p in request.paths))
+    async with db.snapshot_session() as session:  # the snapshot named and its rows, as one
+        repo, snapshot_id = await indexed(session, request.repo)
+        rows = await queries.snapshot_files(session, repo.id, snapshot_id, paths) if paths else {}
+    mirror = str(sources.mirror_path(settings, repo.id))
+    group: list[SnapshotFile] = []
+    size = 0
+    chunk = indexer_pb2.FilesChunk(commit=repo.head_sha)
+    for path in paths:
+        found = rows.get(path)
+        if found is None:
+            continue
+        row, facts = found
+        if row.skipped and not _served_anyway(path, row.skipped):
+            chunk.files.add(path=path, blob_sha=row.blob_sha, skipped=row.skipped, commit=repo.head_sha)
+            continue
+        group.append(row)
+        chunk.files.add(path=path, blob_sha=row.blob_sha, facts=_facts_bytes(row, facts), commit=repo.head_sha)
+        size += row.size
+        if len(chunk.files) >= CHUNK_FILES or size >= CHUNK_BYTES:
+            yield await _with_contents(chunk, group, mirror, settings.max_file_bytes)
+            chunk, group, size = indexer_pb2.FilesChunk(commit=repo.head_sha), [], 0
+    if chunk.files:
+        yield await _with_contents(chunk, group, mirror, settings.max_file_bytes)
+
+
+async def _with_contents(
+    chunk: indexer_pb2.FilesChunk, rows: list[SnapshotFile], mirror: str, max_bytes: int
+) -> indexer_pb2.FilesChunk:
+    """The chunk with its files' contents; a blob no longer in the mirror drops its file (absent,
+    as GetFile answers file_not_found)."""
+    contents = await asyncio.to_thread(_read_blobs, mirror, [r.blob_sha for r in rows], max_bytes)
+    by_path = {r.path: content for r, content in zip(rows, contents, strict=True)}
+    answer = indexer_pb2.FilesChunk(commit=chunk.commit)
+    for f in chunk.files:
+        if f.skipped:
+            answer.files.append(f)
+        elif (content := by_path.get(f.path)) is not None:
+            f.content = content
+            answer.files.append(f)
+    return answer
+
+
+def _read_blobs(mirror: str, shas: list[str], max_bytes: int) -> list[bytes | None]:
+    with READERS.borrow(mirror, max_bytes) as reader:
+        return [None if (blob := reader.read(sha)) is None else blob.data for sha in shas]
 
 
 def _file_at(mirror: str, commit: str, path: str, max_bytes: int) -> indexer_pb2.FileContent:

@@ -231,6 +231,28 @@ async def snapshot_file(
     return (row[0], row[1]) if row else None
 
 
+async def snapshot_files(
+    session: AsyncSession, repo_id: str, snapshot_id: str, paths: list[str]
+) -> dict[str, tuple[SnapshotFile, bytes | None]]:
+    """``snapshot_file`` for many paths in one statement; a path the snapshot lacks is absent."""
+    stmt = (
+        select(SnapshotFile, BlobFacts.facts)
+        .outerjoin(
+            BlobFacts,
+            and_(
+                BlobFacts.repository_id == repo_id,
+                BlobFacts.blob_sha == SnapshotFile.blob_sha,
+                BlobFacts.path == SnapshotFile.path,
+            ),
+        )
+        .where(SnapshotFile.snapshot_id == snapshot_id, SnapshotFile.path.in_(paths))
+    )
+    found: dict[str, tuple[SnapshotFile, bytes | None]] = {}
+    for row, facts in (await session.execute(stmt)).all():
+        found.setdefault(row.path, (row, facts))
+    return found
+
+
 async def stream_snapshot_facts(
     session: AsyncSession, repo_id: str, snapshot_id: str, batch: int = 500
 ) -> AsyncIterator[tuple[SnapshotFile, bytes | None]]:

@@ -89,6 +89,12 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
     async def GetFile(self, request: indexer_pb2.GetFileRequest, context: Ctx) -> indexer_pb2.FileContent:
         return await files.get_file(self.db, self.settings, request)
 
+    async def StreamFiles(
+        self, request: indexer_pb2.StreamFilesRequest, context: Ctx
+    ) -> AsyncIterator[indexer_pb2.FilesChunk]:
+        async for chunk in files.stream_files(self.db, self.settings, request):
+            yield chunk
+
     async def GetChanges(self, request: indexer_pb2.GetChangesRequest, context: Ctx) -> indexer_pb2.Changes:
         return await files.get_changes(self.db, self.settings, self.hostapp, request)
 

@@ -119,6 +119,25 @@ class FakeIndexer(indexer_pb2_grpc.IndexerServiceServicer):
             path=request.path, content=data, facts=encode(facts), skipped=facts.skipped, commit=repo.head
         )
 
+    async def StreamFiles(self, request: Any, context: Any) -> AsyncIterator[indexer_pb2.FilesChunk]:
+        self.calls["StreamFiles"] += 1
+        repo = self._indexed(request.repo)
+        chunk = indexer_pb2.FilesChunk(commit=repo.head)
+        for path in dict.fromkeys(request.paths):
+            data = repo.files.get(path)
+            if data is None:
+                continue
+            facts = extract(path, data)
+            if facts.skipped in ("binary", "oversized"):
+                chunk.files.add(path=path, skipped=facts.skipped, commit=repo.head)
+            else:
+                chunk.files.add(path=path, content=data, facts=encode(facts), skipped=facts.skipped, commit=repo.head)
+            if len(chunk.files) == 25:
+                yield chunk
+                chunk = indexer_pb2.FilesChunk(commit=repo.head)
+        if chunk.files:
+            yield chunk
+
     async def GetChanges(self, request: Any, context: Any) -> indexer_pb2.Changes:
         self.calls["GetChanges"] += 1
         repo = self._indexed(request.repo)

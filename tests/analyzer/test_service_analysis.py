@@ -355,14 +355,16 @@ async def test_a_change_that_replaces_the_settled_library_is_not_told_to_keep_it
     path = "app/billing/invoice.py"
     replaced, patch = _swap_logging(repo.files[path], keep=False)
     await call(harness.stub.GetGlobalContext, analyzer_pb2.RepoRequest(repo="r-alice"), principal=ALICE)  # learn
-    fetched = harness.indexer.calls["GetFile"]
+    fetched = harness.indexer.calls.copy()
     request = analyzer_pb2.AnalyzePullRequestRequest(
         repo="r-alice",
         files=[analyzer_pb2.FilePatch(path=path, status="modified", patch=patch, content=replaced)],
     )
     result = await call(harness.stub.AnalyzePullRequest, request, principal=ALICE)
     assert not any(f.rule == "dependencies.library.logging" for f in result.findings)
-    assert harness.indexer.calls["GetFile"] == fetched + 1  # the base, fetched for the library finding
+    # The base came with the request's one StreamFiles; the library check reused it.
+    assert harness.indexer.calls["StreamFiles"] == fetched["StreamFiles"] + 1
+    assert harness.indexer.calls["GetFile"] == fetched["GetFile"]
 
     # Adding loguru next to logging replaces nothing: the question stands.
     added, patch = _swap_logging(repo.files[path], keep=True)

@@ -88,6 +88,11 @@ class Env:
         with acting_as(ALICE):
             return await self.api.GetFile(Req.GetFileRequest(repo=repo_id, path=path, commit=commit_sha), None)  # type: ignore[arg-type]
 
+    async def files(self, repo_id: str, paths: list[str]) -> list[indexer_pb2.FilesChunk]:
+        with acting_as(ALICE):
+            request = Req.StreamFilesRequest(repo=repo_id, paths=paths)
+            return [c async for c in self.api.StreamFiles(request, None)]  # type: ignore[arg-type]
+
 
 @pytest.fixture
 async def env(make_db, tmp_path: Path, pool: ExtractorPool) -> Env:  # type: ignore[no-untyped-def]
@@ -252,6 +257,33 @@ async def test_tool_configuration_files_are_served_though_no_facts_are_extracted
     assert b"max-line-length = 100" in (await env.file(repo.id, "setup.cfg", first)).content  # at another commit too
     error = await refused(env.file(repo.id, "NOTES.xyz"), "unsupported_file_type")
     assert error.details["reason"] == "unsupported_language"
+
+
+async def test_many_files_stream_as_get_file_answers_each(env: Env) -> None:
+    # A pull request's bases come in one call: each file as GetFile serves it, in chunks.
+    root = init_repo(env.root / "many")
+    many = {f"pkg/m{i:03}.py": f"value_{i} = {i}\n" for i in range(450)}
+    commit(root, {**many, "image.bin": bytes(range(256)) * 64, "setup.cfg": "[flake8]\nmax-line-length = 99\n"}, "many")
+    repo = await env.register("many")
+    assert (await env.index(repo.id)).state == "ready"
+    asked = ["setup.cfg", "gone.py", *sorted(many), "image.bin", "pkg/m001.py"]
+    chunks = await env.files(repo.id, asked)
+    assert len(chunks) == 3  # at most CHUNK_FILES files each
+    served = [f for c in chunks for f in c.files]
+    assert [f.path for f in served] == ["setup.cfg", *sorted(many), "image.bin"]  # asked order, once, none missing
+    by_path = {f.path: f for f in served}
+    for path in ("setup.cfg", "pkg/m000.py", "pkg/m449.py"):
+        one = await env.file(repo.id, path)
+        assert (by_path[path].content, by_path[path].facts, by_path[path].blob_sha) == (
+            one.content,
+            one.facts,
+            one.blob_sha,
+        )
+    assert by_path["image.bin"].skipped == "binary"
+    assert not by_path["image.bin"].content
+    assert {c.commit for c in chunks} == {(await env.status(repo.id)).head_sha}
+    await refused(env.files(repo.id, ["ok.py", "../etc/passwd"]), "validation_failed")
+    await refused(env.files(repo.id, ["x.py"] * 10_001), "validation_failed")
 
 
 async def test_empty_repository_fails_cleanly(env: Env) -> None:

@@ -1122,6 +1122,58 @@ class FileContent(_message.Message):
 Global___FileContent: _TypeAlias = FileContent  # noqa: Y015
 
 @_typing.final
+class StreamFilesRequest(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPO_FIELD_NUMBER: _builtins.int
+    PATHS_FIELD_NUMBER: _builtins.int
+    repo: _builtins.str
+    @_builtins.property
+    def paths(self) -> _containers.RepeatedScalarFieldContainer[_builtins.str]:
+        """of the last successful index; at most 10,000"""
+
+    def __init__(
+        self,
+        *,
+        repo: _builtins.str = ...,
+        paths: _abc.Iterable[_builtins.str] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["paths", b"paths", "repo", b"repo"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___StreamFilesRequest: _TypeAlias = StreamFilesRequest  # noqa: Y015
+
+@_typing.final
+class FilesChunk(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    COMMIT_FIELD_NUMBER: _builtins.int
+    FILES_FIELD_NUMBER: _builtins.int
+    commit: _builtins.str
+    @_builtins.property
+    def files(self) -> _containers.RepeatedCompositeFieldContainer[Global___FileContent]:
+        """In the request's order. A path the snapshot lacks is absent; one it skipped (binary,
+        oversized, an unsupported language) has `skipped` set and no content.
+        """
+
+    def __init__(
+        self,
+        *,
+        commit: _builtins.str = ...,
+        files: _abc.Iterable[Global___FileContent] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["commit", b"commit", "files", b"files"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___FilesChunk: _TypeAlias = FilesChunk  # noqa: Y015
+
+@_typing.final
 class GetChangesRequest(_message.Message):
     DESCRIPTOR: _descriptor.Descriptor
 

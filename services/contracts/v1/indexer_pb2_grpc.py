@@ -104,6 +104,11 @@ class IndexerServiceStub:
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.GetFileRequest.SerializeToString,
                 response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.FileContent.FromString,
                 _registered_method=True)
+        self.StreamFiles = channel.unary_stream(
+                '/services.contracts.v1.IndexerService/StreamFiles',
+                request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.StreamFilesRequest.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.FilesChunk.FromString,
+                _registered_method=True)
         self.GetChanges = channel.unary_unary(
                 '/services.contracts.v1.IndexerService/GetChanges',
                 request_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.GetChangesRequest.SerializeToString,
@@ -207,6 +212,14 @@ class IndexerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StreamFiles(self, request, context):
+        """Many files of the indexed snapshot at once (a pull request's bases): one database read and
+        one blob reader, streamed in chunks, instead of a GetFile per path.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
     def GetChanges(self, request, context):
         """Missing associated documentation comment in .proto file."""
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
@@ -291,6 +304,11 @@ def add_IndexerServiceServicer_to_server(servicer, server):
                     servicer.GetFile,
                     request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.GetFileRequest.FromString,
                     response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.FileContent.SerializeToString,
+            ),
+            'StreamFiles': grpc.unary_stream_rpc_method_handler(
+                    servicer.StreamFiles,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_indexer__pb2.StreamFilesRequest.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_indexer__pb2.FilesChunk.SerializeToString,
             ),
             'GetChanges': grpc.unary_unary_rpc_method_handler(
                     servicer.GetChanges,
@@ -681,6 +699,33 @@ class IndexerService:
             '/services.contracts.v1.IndexerService/GetFile',
             services_dot_contracts_dot_v1_dot_indexer__pb2.GetFileRequest.SerializeToString,
             services_dot_contracts_dot_v1_dot_indexer__pb2.FileContent.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StreamFiles(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_stream(
+            request,
+            target,
+            '/services.contracts.v1.IndexerService/StreamFiles',
+            services_dot_contracts_dot_v1_dot_indexer__pb2.StreamFilesRequest.SerializeToString,
+            services_dot_contracts_dot_v1_dot_indexer__pb2.FilesChunk.FromString,
             options,
             channel_credentials,
             insecure,

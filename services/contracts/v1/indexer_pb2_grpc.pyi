@@ -53,6 +53,10 @@ class IndexerServiceStub:
     content and facts, and the changes between commits or staged in a worktree.
     """
     GetFile: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.GetFileRequest, _indexer_pb2.FileContent]
+    StreamFiles: _grpc.UnaryStreamMultiCallable[_indexer_pb2.StreamFilesRequest, _indexer_pb2.FilesChunk]
+    """Many files of the indexed snapshot at once (a pull request's bases): one database read and
+    one blob reader, streamed in chunks, instead of a GetFile per path.
+    """
     GetChanges: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.GetChangesRequest, _indexer_pb2.Changes]
     GetCoChanges: _grpc.UnaryUnaryMultiCallable[_indexer_pb2.GetRepositoryRequest, _indexer_pb2.CoChanges]
 
@@ -79,6 +83,10 @@ class IndexerServiceAsyncStub(IndexerServiceStub):
     content and facts, and the changes between commits or staged in a worktree.
     """
     GetFile: _aio.UnaryUnaryMultiCallable[_indexer_pb2.GetFileRequest, _indexer_pb2.FileContent]  # type: ignore[assignment]
+    StreamFiles: _aio.UnaryStreamMultiCallable[_indexer_pb2.StreamFilesRequest, _indexer_pb2.FilesChunk]  # type: ignore[assignment]
+    """Many files of the indexed snapshot at once (a pull request's bases): one database read and
+    one blob reader, streamed in chunks, instead of a GetFile per path.
+    """
     GetChanges: _aio.UnaryUnaryMultiCallable[_indexer_pb2.GetChangesRequest, _indexer_pb2.Changes]  # type: ignore[assignment]
     GetCoChanges: _aio.UnaryUnaryMultiCallable[_indexer_pb2.GetRepositoryRequest, _indexer_pb2.CoChanges]  # type: ignore[assignment]
 
@@ -186,6 +194,16 @@ class IndexerServiceServicer(metaclass=_abc_1.ABCMeta):
         request: _indexer_pb2.GetFileRequest,
         context: _ServicerContext,
     ) -> _typing.Union[_indexer_pb2.FileContent, _abc.Awaitable[_indexer_pb2.FileContent]]: ...
+
+    @_abc_1.abstractmethod
+    def StreamFiles(
+        self,
+        request: _indexer_pb2.StreamFilesRequest,
+        context: _ServicerContext,
+    ) -> _typing.Union[_abc.Iterator[_indexer_pb2.FilesChunk], _abc.AsyncIterator[_indexer_pb2.FilesChunk]]:
+        """Many files of the indexed snapshot at once (a pull request's bases): one database read and
+        one blob reader, streamed in chunks, instead of a GetFile per path.
+        """
 
     @_abc_1.abstractmethod
     def GetChanges(
