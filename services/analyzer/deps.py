@@ -8,6 +8,7 @@ from typing import Any
 from services.analyzer.indexer_client import IndexerClient
 from services.analyzer.quota import QuotaGate
 from services.analyzer.settings import AnalyzerSettings
+from services.analyzer.snapshot_facts import FactsCache
 from services.analyzer.state import RepoCache
 from services.kit.db import Database
 
@@ -19,6 +20,7 @@ class Deps:
     settings: AnalyzerSettings
     cache: RepoCache
     quota: QuotaGate | None = None
+    facts: FactsCache = field(default_factory=lambda: FactsCache(0))
     # owner -> (monotonic time read, preferences.Effective); see preferences.py
     preferences: dict[str, tuple[float, Any]] = field(default_factory=dict)
 
@@ -29,6 +31,7 @@ class Deps:
             indexer=IndexerClient(settings.indexer_addr, deadline=settings.grpc_deadline_seconds),
             settings=settings,
             cache=RepoCache(settings.cache_revalidate_seconds),
+            facts=FactsCache(settings.facts_cache_repositories),
             quota=QuotaGate(settings.billing_addr, ttl=settings.quota_cache_seconds)
             if settings.enforce_quota
             else None,

@@ -16,7 +16,6 @@ from services.api.types import rfc3339
 from services.contracts.v1 import common_pb2, indexer_pb2, indexer_pb2_grpc
 from services.kit.grpc_client import call, error_from_rpc, make_channel, stream
 from services.kit.messages import as_datetime, plain
-from services.source.facts import FileFacts, decode
 
 CoChangePair = tuple[str, str, int, float]
 
@@ -36,9 +35,10 @@ class IndexerClient:
     async def index_status(self, ref: str) -> indexer_pb2.IndexStatus:
         return await call(self.stub.GetIndexStatus, indexer_pb2.GetRepositoryRequest(repo=ref), timeout=self.deadline)
 
-    async def facts(self, repo_id: str, commit: str, *, timeout: float) -> tuple[str, list[FileFacts]]:
-        """Every file's facts of a snapshot; returns the commit the indexer answered for."""
-        out: list[FileFacts] = []
+    async def facts(self, repo_id: str, commit: str, *, timeout: float) -> tuple[str, list[tuple[str, bytes]]]:
+        """Every file's encoded facts of a snapshot, ``(path, bytes)`` in path order, and the commit
+        the indexer answered for. Decoding is the caller's (``snapshot_facts`` decodes only what changed)."""
+        out: list[tuple[str, bytes]] = []
         answered = commit
         chunks = stream(
             self.stub.StreamFacts, indexer_pb2.StreamFactsRequest(repo=repo_id, commit=commit), timeout=timeout
@@ -46,7 +46,7 @@ class IndexerClient:
         try:
             async for chunk in chunks:
                 answered = chunk.commit or answered
-                out.extend(decode(blob.facts) for blob in chunk.files if blob.facts)
+                out.extend((blob.path, blob.facts) for blob in chunk.files if blob.facts)
         except grpc.aio.AioRpcError as err:
             raise error_from_rpc(err) from None
         return answered, out

@@ -20,7 +20,7 @@ from typing import Any
 from sqlalchemy import event
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.analyzer import loading, queries
+from services.analyzer import loading, model_warmup, queries, snapshot_facts
 from services.analyzer.deps import Deps
 from services.analyzer.engine import (
     CONFIG_FILE,
@@ -179,14 +179,20 @@ async def learn_and_store(
     started = time.perf_counter()
     timeout = deps.settings.learn_timeout_seconds
     try:
-        answered, facts = await deps.indexer.facts(repo_id, commit, timeout=timeout)
+        answered, blobs = await deps.indexer.facts(repo_id, commit, timeout=timeout)
     except ServiceError as exc:
         if exc.code != "repo_not_indexed" or not commit:
             raise
         # Indexed again since the event was sent: learn the current snapshot (its own event will
         # then find the model already there).
-        answered, facts = await deps.indexer.facts(repo_id, "", timeout=timeout)
+        answered, blobs = await deps.indexer.facts(repo_id, "", timeout=timeout)
     fetched = time.perf_counter()
+    # Taken out while this run works: a run that fails leaves no state, and the next decodes all.
+    previous = deps.facts.take(repo_id)
+    state, delta = await asyncio.to_thread(snapshot_facts.update, previous, repo_id, answered, blobs)
+    del blobs
+    facts = state.facts
+    decoded = time.perf_counter()
     paths, notes = tool_config_paths(facts)
     pairs, domains_doc, history_doc, config_text, tool_texts = await asyncio.gather(
         _optional("co-changes", deps.indexer.co_changes(repo_id)),
@@ -222,12 +228,15 @@ async def learn_and_store(
         commit=answered,
     )
     learned = time.perf_counter()
+    deps.facts.put(state)
     timings = {
         "facts": round((fetched - started) * 1000, 1),
-        "inputs": round((gathered - fetched) * 1000, 1),
+        "decode": round((decoded - fetched) * 1000, 1),
+        "inputs": round((gathered - decoded) * 1000, 1),
         "learn": round((learned - gathered) * 1000, 1),
     }
     summary = summarize(facts, model, domains=domains_doc, history=history_doc, config=config_info, timings=timings)
+    summary["facts_delta"] = delta.as_dict()  # how much of the snapshot this run decoded
     payload = await asyncio.to_thread(encode_model, model)
     await queries.upsert_repository(session, repo_id, owner=owner, full_name=full_name, head_sha=answered)
     model_id = await queries.save_model(
@@ -249,8 +258,27 @@ async def learn_and_store(
     await queries.set_model(session, repo_id, model_id, answered, now_ms())
     row = await queries.repository_by_ref(session, repo_id)
     assert row is not None  # upserted above in this transaction
-    log.info("learned %s at %s: %d files, %d conventions", repo_id, answered[:12], len(facts), len(model.conventions))
-    return await loading.entry_for(session, row, model, summary)
+    log.info(
+        "learned %s at %s: %d files (%s), %d conventions",
+        repo_id,
+        answered[:12],
+        len(facts),
+        ", ".join(f"{n} {k}" for k, n in delta.as_dict().items()),
+        len(model.conventions),
+    )
+    entry = await loading.entry_for(session, row, model, summary)
+    await _prepare(deps, entry, answered, facts)
+    return entry
+
+
+async def _prepare(deps: Deps, entry: LoadedRepo, commit: str, facts: list[FileFacts]) -> None:
+    """Build the new model's lookup tables now, before it serves its first request."""
+    if entry.model is None:
+        return
+    sampled = model_warmup.samples(facts)
+    texts = await asyncio.gather(*(_file_text(deps, entry.id, f.path, commit) for f in sampled))
+    files = [(f, text) for f, text in zip(sampled, texts, strict=True) if text is not None]
+    await asyncio.to_thread(model_warmup.prepare, entry.model, files)
 
 
 def _new_id() -> str:
@@ -286,6 +314,8 @@ async def on_indexed(deps: Deps, session: AsyncSession, env: events_pb2.EventEnv
             row = await queries.repository_by_ref(session, msg.repository_id)
             assert row is not None
             entry = await loading.entry_for(session, row)
+            if entry.model is not None:
+                await asyncio.to_thread(model_warmup.prepare, entry.model, [])
         else:
             entry = await learn_and_store(
                 deps, session, msg.repository_id, msg.head_sha, owner=msg.owner, full_name=msg.full_name
@@ -298,6 +328,7 @@ async def on_indexed(deps: Deps, session: AsyncSession, env: events_pb2.EventEnv
 async def on_deleted(deps: Deps, session: AsyncSession, env: events_pb2.EventEnvelope) -> None:
     msg = events_pb2.RepositoryDeleted.FromString(env.payload)
     await queries.delete_repository(session, msg.repository_id)
+    deps.facts.drop(msg.repository_id)
     after_commit(session, partial(deps.cache.drop, msg.repository_id))
 
 

@@ -19,6 +19,9 @@ class AnalyzerSettings(ServiceSettings):
     preferences_ttl_seconds: float = 2.0
     # A learning run streams every fact of a snapshot; it may take a while on large repositories.
     learn_timeout_seconds: float = 600.0
+    # Repositories whose last learned snapshot's facts a replica keeps, so that learning after a
+    # re-index decodes only the files whose facts changed (snapshot_facts.py); 0 keeps none.
+    facts_cache_repositories: int = 2
     # Redelivery of an event whose replica died (handlers heartbeat while they run).
     event_ack_wait_seconds: float = 30.0
     # Findings stored per audit; the rest are counted in the audit but not kept row by row.

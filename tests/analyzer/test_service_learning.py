@@ -72,6 +72,7 @@ async def models(h: Harness) -> list[ConventionModelRow]:
 
 async def test_indexed_event_learns_and_stores_the_model_per_commit(harness: Harness, bus: Bus, consumers) -> None:
     head = harness.indexer.repos["r-alice"].head
+    streamed_files = len(harness.indexer.repos["r-alice"].files)
 
     async def learned() -> bool:
         return await learned_at(harness, head)()
@@ -101,6 +102,16 @@ async def test_indexed_event_learns_and_stores_the_model_per_commit(harness: Har
     await publish_indexed(bus, head)
     await wait_for(learned)
     assert {r.commit for r in await models(harness)} == {"c0ffee0000000000000000000000000000000001", head}
+    # The first run decoded every file's facts; this one only the new file's (snapshot_facts.py).
+    first_run, second_run = sorted((r.created_at, r.summary["facts_delta"]) for r in await models(harness))
+    assert first_run[1] == {"decoded": streamed_files, "kept": 0, "removed": 0}
+    assert second_run[1] == {"decoded": 1, "kept": streamed_files, "removed": 0}
+    # The new model's lookup tables were built by the learning run, before any request used it.
+    served = harness.deps.cache.get("r-alice")
+    assert served is not None
+    assert served.model is not None
+    assert "_index" in served.model.__dict__
+    assert served.model.__dict__["_index"].extra
     result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
     assert {f.rule for f in result.findings} == {"naming.case.function", "documentation.docstring.function"}
     assert result.commit == head

@@ -1,0 +1,96 @@
+"""A snapshot's facts kept between learning runs, so a re-index decodes only what changed.
+
+The indexer streams every file's facts in path order. A replica keeps, per repository it learned
+last, each path's facts with a digest of their encoded bytes; the next snapshot's stream is
+compared digest by digest and only files whose bytes differ (changed, added, or whose resolved
+imports moved because another file was added) are decoded. Kept and new facts are laid out in the
+stream's order, so learning from them gives exactly the model a full decode gives
+(``tests/analyzer/test_snapshot_facts.py`` checks it on chains of real edits). Without a kept
+state (a restart, another replica learned last) everything is decoded, as before.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections import OrderedDict
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from services.source.facts import FileFacts, decode
+
+Digest = bytes
+
+
+def digest(data: bytes) -> Digest:
+    return hashlib.blake2b(data, digest_size=16).digest()
+
+
+@dataclass(frozen=True)
+class SnapshotFacts:
+    repository: str
+    commit: str
+    files: dict[str, tuple[Digest, FileFacts]]  # path -> (digest of the encoded facts, facts), stream order
+
+    @property
+    def facts(self) -> list[FileFacts]:
+        return [f for _, f in self.files.values()]
+
+
+@dataclass(frozen=True)
+class FactsDelta:
+    """What one update did: files decoded (changed or new), kept as they were, and gone."""
+
+    decoded: int
+    kept: int
+    removed: int
+
+    def as_dict(self) -> dict[str, int]:
+        return {"decoded": self.decoded, "kept": self.kept, "removed": self.removed}
+
+
+def update(
+    previous: SnapshotFacts | None, repository: str, commit: str, blobs: Iterable[tuple[str, bytes]]
+) -> tuple[SnapshotFacts, FactsDelta]:
+    """The snapshot ``blobs`` describe ((path, encoded facts) in stream order), reusing ``previous``.
+
+    Facts are never mutated once decoded (learning only reads them), so a kept entry is shared
+    between the old state and the new one.
+    """
+    held = previous.files if previous is not None and previous.repository == repository else {}
+    files: dict[str, tuple[Digest, FileFacts]] = {}
+    decoded = 0
+    for path, data in blobs:
+        key = digest(data)
+        entry = held.get(path)
+        if entry is None or entry[0] != key:
+            entry = (key, decode(data))
+            decoded += 1
+        files[path] = entry
+    removed = sum(1 for path in held if path not in files)
+    return SnapshotFacts(repository, commit, files), FactsDelta(decoded, len(files) - decoded, removed)
+
+
+class FactsCache:
+    """The last learned snapshot's facts of the ``capacity`` repositories learned most recently.
+
+    A learning run takes its repository's state out (``take``) and puts the new one back only
+    when the run succeeded, so a failed run never leaves a half-updated state behind.
+    """
+
+    def __init__(self, capacity: int) -> None:
+        self.capacity = capacity
+        self._by_repo: OrderedDict[str, SnapshotFacts] = OrderedDict()
+
+    def take(self, repository: str) -> SnapshotFacts | None:
+        return self._by_repo.pop(repository, None)
+
+    def put(self, state: SnapshotFacts) -> None:
+        if self.capacity <= 0:
+            return
+        self._by_repo.pop(state.repository, None)
+        self._by_repo[state.repository] = state
+        while len(self._by_repo) > self.capacity:
+            self._by_repo.popitem(last=False)
+
+    def drop(self, repository: str) -> None:
+        self._by_repo.pop(repository, None)
