@@ -19,6 +19,9 @@ from services.contracts.v1 import billing_pb2, common_pb2
 from services.gateway import errors, openapi
 from services.gateway.clients import Clients
 from services.gateway.errors import OrjsonResponse
+from services.gateway.listings import SUBJECTS as listing_subjects
+from services.gateway.listings import RepositoryListCache
+from services.gateway.livecache import LiveCache
 from services.gateway.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from services.gateway.principals import PrincipalCache
 from services.gateway.ratelimit import RateBudgets
@@ -46,6 +49,9 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
         cache = app.state.principals = PrincipalCache(
             settings.principal_cache_seconds, settings.principal_cache_entries
         )
+        listings = app.state.listings = RepositoryListCache(
+            settings.repository_list_cache_seconds, settings.repository_list_cache_entries
+        )
         if app.state.rate_limits:
 
             async def reserve(
@@ -56,7 +62,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
 
             app.state.rate_budgets = RateBudgets(reserve, settings.rate_budget_max_batch, settings.rate_budget_share)
         bus = Bus(settings.nats_url, settings.nats_stream_prefix)
-        watching = asyncio.create_task(watch_identity_events(bus, cache))
+        watching = asyncio.create_task(watch_events(bus, cache, listings))
         yield
         watching.cancel()
         await asyncio.gather(watching, return_exceptions=True)
@@ -127,29 +133,38 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     return app
 
 
-async def watch_identity_events(bus: Bus, cache: PrincipalCache, retry_seconds: float = 1.0) -> None:
-    """Subscribe this process to billing's identity and plan events; the principal cache is live
-    only while the subscription is (docs/accounts.md, "Revocation")."""
+async def watch_events(
+    bus: Bus, principals: PrincipalCache, listings: RepositoryListCache | None = None, retry_seconds: float = 1.0
+) -> None:
+    """Subscribe this process to billing's identity and plan events and the indexer's repository
+    events; each cache is live only while the subscription is (docs/accounts.md, "Revocation";
+    docs/accounts.md, "Cached listings")."""
+    caches: list[LiveCache[Any, Any]] = [principals] + ([listings] if listings is not None else [])
     while True:
         try:
             await bus.connect(connect_timeout=2)
             break
         except Exception as exc:  # NATS down at start: no caching until it answers
-            log.warning("principal cache off: NATS unreachable (%s); retrying", exc)
+            log.warning("gateway caches off: NATS unreachable (%s); retrying", exc)
             await asyncio.sleep(retry_seconds)
 
     def on_connection(what: str) -> None:
-        if what == "slow_consumer":
-            cache.clear(what)
-        else:
-            cache.set_live(what == "reconnected", what)
+        for cache in caches:
+            if what == "slow_consumer":
+                cache.clear(what)
+            else:
+                cache.set_live(what == "reconnected", what)
 
     bus.listeners.append(on_connection)
-    await bus.watch(SUBJECT_PRINCIPALS_CHANGED, cache.on_principals_changed)
-    await bus.watch(SUBJECT_SUBSCRIPTION_CHANGED, cache.on_subscription_changed)
+    await bus.watch(SUBJECT_PRINCIPALS_CHANGED, principals.on_principals_changed)
+    await bus.watch(SUBJECT_SUBSCRIPTION_CHANGED, principals.on_subscription_changed)
+    if listings is not None:
+        for subject in listing_subjects:
+            await bus.watch(subject, listings.on_repository_event)
     if bus.nc is not None:
         await bus.nc.flush()  # the server has the subscriptions before anything is cached
-    cache.set_live(True, "subscribed")
+    for cache in caches:
+        cache.set_live(True, "subscribed")
 
 
 class RepoPathMiddleware:

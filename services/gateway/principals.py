@@ -16,63 +16,17 @@ import time
 from collections.abc import Callable
 
 from services.contracts.v1 import common_pb2, events_pb2
+from services.gateway.livecache import LiveCache
 from services.kit.metrics import PRINCIPAL_CACHE, PRINCIPAL_CACHE_LIVE
 
 log = logging.getLogger(__name__)
 
 
-class PrincipalCache:
+class PrincipalCache(LiveCache[str, common_pb2.Principal]):
+    """Token digest -> the principal billing validated it as."""
+
     def __init__(self, ttl_seconds: float, max_entries: int, clock: Callable[[], float] = time.time) -> None:
-        self.ttl = ttl_seconds
-        self.max_entries = max_entries
-        self.clock = clock
-        self.live = False
-        # Bumped by every drop: a validation that started under an older generation is not stored.
-        self.generation = 0
-        self._entries: dict[str, tuple[float, common_pb2.Principal]] = {}  # token digest -> (until, principal)
-
-    def __len__(self) -> int:
-        return len(self._entries)
-
-    def get(self, digest: str) -> common_pb2.Principal | None:
-        entry = self._entries.get(digest)
-        if entry is None or entry[0] <= self.clock():
-            if entry is not None:
-                del self._entries[digest]
-            PRINCIPAL_CACHE.labels("miss").inc()
-            return None
-        PRINCIPAL_CACHE.labels("hit").inc()
-        return entry[1]
-
-    def put(self, digest: str, principal: common_pb2.Principal, token_expires_at: int, generation: int) -> None:
-        """Keep a principal validated under ``generation`` (read before the validation began)."""
-        if not self.live or generation != self.generation or self.ttl <= 0:
-            return
-        until = self.clock() + self.ttl
-        if token_expires_at:
-            until = min(until, float(token_expires_at))
-        if len(self._entries) >= self.max_entries:
-            self._entries.pop(next(iter(self._entries)))  # the oldest entry
-        self._entries[digest] = (until, principal)
-
-    def clear(self, reason: str) -> None:
-        self.generation += 1
-        if self._entries:
-            log.info("principal cache cleared (%s): %d entries", reason, len(self._entries))
-        self._entries.clear()
-
-    def set_live(self, live: bool, reason: str) -> None:
-        """Caching on (the event subscription is up) or off; either way what was kept goes."""
-        self.live = live
-        PRINCIPAL_CACHE_LIVE.set(1 if live else 0)
-        self.clear(reason)
-
-    def drop(self, keep: Callable[[common_pb2.Principal], bool]) -> int:
-        self.generation += 1
-        gone = [digest for digest, (_, principal) in self._entries.items() if not keep(principal)]
-        for digest in gone:
-            del self._entries[digest]
-        return len(gone)
+        super().__init__("principal", ttl_seconds, max_entries, clock, PRINCIPAL_CACHE, PRINCIPAL_CACHE_LIVE)
 
     def drop_users(self, user_ids: set[str]) -> int:
         return self.drop(lambda p: p.user_id not in user_ids)

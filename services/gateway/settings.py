@@ -38,6 +38,10 @@ class GatewaySettings(BaseServiceSettings):
     # them at once; this lifetime only bounds an event path that failed without a disconnect.
     principal_cache_seconds: float = 5.0
     principal_cache_entries: int = 10_000
+    # Repository listings kept per process (docs/accounts.md, "Cached listings"): the indexer's events drop them
+    # at once; this lifetime only bounds an event path that failed without a disconnect.
+    repository_list_cache_seconds: float = 5.0
+    repository_list_cache_entries: int = 1_000
     # Rate budget drawn from billing per scope: 1/share of the tightest limit, at most max_batch.
     rate_budget_share: int = 20
     rate_budget_max_batch: int = 100

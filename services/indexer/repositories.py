@@ -13,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.contracts.v1 import common_pb2, events_pb2, indexer_pb2
 from services.indexer import access, queries, runs, sources
 from services.indexer.caps import RepositoryCap
+from services.indexer.changes import repository_changed
 from services.indexer.models import Repository, new_id, outbox
 from services.indexer.settings import IndexerSettings
 from services.kit.bus import SUBJECT_REPOSITORY_DELETED
@@ -104,6 +105,7 @@ async def find_or_create(
     if reg.kind == "hosted":
         claimed = await _claim_unowned(session, owner, reg.source)
         if claimed is not None:
+            await repository_changed(session, claimed.id, owner, "claimed")
             return claimed
     repo = Repository(
         id=new_id(),
@@ -126,6 +128,7 @@ async def find_or_create(
         if existing is None:
             raise
         return existing
+    await repository_changed(session, repo.id, owner, "registered")
     return repo
 
 
@@ -234,12 +237,15 @@ async def on_installation_repositories(session: AsyncSession, env: events_pb2.Ev
         if not access.FULL_NAME.fullmatch(full_name):
             continue
         if await queries.set_status_by_full_name(session, full_name, "active", change.installation_id):
+            await repository_changed(session, "", "", "reactivated")
             continue
         reg = Registration("hosted", full_name, full_name, full_name)
         await find_or_create(session, "", reg, change.installation_id)
     for full_name in change.removed:
-        if access.FULL_NAME.fullmatch(full_name):
-            await queries.set_status_by_full_name(session, full_name, "retired", 0)
+        if access.FULL_NAME.fullmatch(full_name) and await queries.set_status_by_full_name(
+            session, full_name, "retired", 0
+        ):
+            await repository_changed(session, "", "", "retired")
 
 
 def to_proto(repo: Repository, status: indexer_pb2.IndexStatus) -> indexer_pb2.Repository:

@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2, indexer_pb2
 from services.indexer import access, queries
+from services.indexer.changes import repository_changed
 from services.indexer.git import GitError, validate_rev
 from services.indexer.models import IndexRun, Repository, new_id, now_ms, outbox
 from services.kit.bus import SUBJECT_INDEX_FAILED, SUBJECT_INDEX_JOB, SUBJECT_REPOSITORY_INDEXED
@@ -94,6 +95,7 @@ async def start(session: AsyncSession, repo: Repository, *, incremental: bool, r
         raise ServiceError("index_in_progress", "an index of this repository is already running") from None
     repo.last_run_id = run.id
     await stage_job(session, run)
+    await repository_changed(session, repo.id, repo.owner, "index_queued")
     return run
 
 

@@ -29,6 +29,7 @@ class IndexerServicer(indexer_pb2_grpc.IndexerServiceServicer):
         self, request: indexer_pb2.CreateRepositoryRequest, context: Ctx
     ) -> indexer_pb2.Repository:
         repo, status = await repositories.create(self.db, self.settings, request, self.cap)
+        self._wake()  # its repository.changed event: gateways drop their cached listings
         return repositories.to_proto(repo, status)
 
     async def GetRepository(self, request: indexer_pb2.GetRepositoryRequest, context: Ctx) -> indexer_pb2.Repository:

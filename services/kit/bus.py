@@ -42,6 +42,7 @@ STREAMS = (EVENTS, INDEX_JOBS, PR_JOBS)
 SUBJECT_REPOSITORY_INDEXED = "events.repository.indexed"
 SUBJECT_INDEX_FAILED = "events.repository.index_failed"
 SUBJECT_REPOSITORY_DELETED = "events.repository.deleted"
+SUBJECT_REPOSITORY_CHANGED = "events.repository.changed"
 SUBJECT_INSTALLATION_REPOS = "events.installation.repositories_changed"
 SUBJECT_ANALYSIS_COMPLETED = "events.analysis.completed"
 SUBJECT_SUBSCRIPTION_CHANGED = "events.subscription.changed"

@@ -31,6 +31,9 @@ PRINCIPAL_CACHE_LIVE = Gauge(
     "1 while the gateway's principal cache hears billing's events (0: every request validates)",
     multiprocess_mode="livemin",
 )
+REPOSITORY_LIST_CACHE = Counter(
+    "cr_gateway_repository_list_cache_total", "Repository listings looked up in the gateway's cache", ["outcome"]
+)
 EVENTS_CONSUMED = Counter("cr_events_consumed_total", "Events consumed", ["service", "consumer", "outcome"])
 
 

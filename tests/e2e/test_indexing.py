@@ -4,13 +4,18 @@ survive the indexer being killed mid-index, and re-read only changed files incre
 
 from __future__ import annotations
 
+import asyncio
 import re
+import secrets
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import httpx
 import pytest
 
+from services.contracts.v1 import common_pb2, indexer_pb2, indexer_pb2_grpc
+from services.kit.grpc_client import call, make_channel
 from tests.e2e.conftest import admin_token
 from tests.e2e.harness import RunningSystem
 from tests.indexer.support import commit, git, init_repo, sample_repo, write
@@ -207,3 +212,86 @@ def test_second_trigger_conflicts_and_a_killed_indexer_never_leaves_it_stuck(
     assert status["incremental"] is True
     assert status["files_parsed"] == 1
     assert status["files_total"] == 3000
+
+
+# docs/accounts.md, "Cached listings": every gateway worker shows a change within this delay.
+LISTING_BOUND_SECONDS = 1.0
+
+
+def listed_ids(system: RunningSystem, token: str) -> set[str]:
+    """One listing on a new connection (any worker may answer it)."""
+    with httpx.Client(base_url=system.url, timeout=30) as fresh:
+        reply = fresh.get("/v1/repositories", headers={"Authorization": f"Bearer {token}"})
+    assert reply.status_code == 200, reply.text
+    return {r["id"] for r in reply.json()["repositories"]}
+
+
+def cache_hits(http: httpx.Client) -> float:
+    text = http.get("/metrics").text
+    line = next(
+        (x for x in text.splitlines() if x.startswith('cr_gateway_repository_list_cache_total{outcome="hit"')), ""
+    )
+    return float(line.rsplit(" ", 1)[1]) if line else 0.0
+
+
+def within_bound(condition: Callable[[], bool], what: str) -> None:
+    started = time.monotonic()
+    while not condition():
+        assert time.monotonic() - started < LISTING_BOUND_SECONDS, what
+
+
+def test_listings_follow_changes_within_the_bound(system: RunningSystem, http: httpx.Client) -> None:
+    """Listings are cached per worker; a registration made behind the gateway's back (straight to
+    the indexer, so no worker clears its own) shows on every worker within the bound, and a member
+    removed from an organization stops seeing its repositories within the bound."""
+    org = f"listing-{secrets.token_hex(3)}"
+    admin = admin_token(system, f"{org}-admin", org=org)
+    member = admin_token(system, f"{org}-member", org=org, role="viewer")
+    who = http.get("/v1/auth/validate", headers={"Authorization": f"Bearer {admin}"}).json()
+    org_id = who["memberships"][0]["org_id"]
+    first = register_in(http, admin, repos_dir(system) / f"{org}-one", org_id)
+    for _ in range(6):  # warm every worker's cache
+        assert first in listed_ids(system, member)
+    hits = cache_hits(http)
+    assert {first} == listed_ids(system, member)
+    assert cache_hits(http) > hits  # answered from a cache, not by the indexer
+
+    sample_repo(repos_dir(system) / f"{org}-two", commits=1)
+    principal = common_pb2.Principal(
+        user_id=who["user_id"],
+        login=who["login"],
+        memberships=[common_pb2.Membership(org_id=org_id, org_name=org, role="team-admin")],
+    )
+    channel_request = indexer_pb2.CreateRepositoryRequest(path=str(repos_dir(system) / f"{org}-two"), org_id=org_id)
+    second = asyncio.run(create_behind_the_gateway(system.env["CR_INDEXER_ADDR"], channel_request, principal))
+    for _ in range(6):  # whichever worker answers
+        within_bound(lambda: second in listed_ids(system, member), "a worker kept an old listing")
+
+    members = http.get(f"/v1/teams/{org_id}/members", headers={"Authorization": f"Bearer {admin}"}).json()
+    membership = next(m["id"] for m in members["members"] if m["login"] == f"{org}-member")
+    removed = http.delete(f"/v1/teams/{org_id}/members/{membership}", headers={"Authorization": f"Bearer {admin}"})
+    assert removed.status_code == 204, removed.text
+    for _ in range(6):
+        within_bound(
+            lambda: not listed_ids(system, member), "a removed member still saw the organization's repositories"
+        )
+
+
+def register_in(http: httpx.Client, token: str, path: Path, org_id: str) -> str:
+    sample_repo(path, commits=1)
+    reply = http.post(
+        "/v1/repositories", json={"path": str(path), "org_id": org_id}, headers={"Authorization": f"Bearer {token}"}
+    )
+    assert reply.status_code == 201, reply.text
+    return str(reply.json()["id"])
+
+
+async def create_behind_the_gateway(
+    address: str, request: indexer_pb2.CreateRepositoryRequest, principal: common_pb2.Principal
+) -> str:
+    channel = make_channel(address, indexer_pb2.DESCRIPTOR.services_by_name["IndexerService"])
+    try:
+        stub = indexer_pb2_grpc.IndexerServiceStub(channel)
+        return (await call(stub.CreateRepository, request, principal=principal)).id
+    finally:
+        await channel.close()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from services.contracts.v1 import common_pb2, events_pb2
 from services.devrun.infra import EmbeddedNats
-from services.gateway.app import watch_identity_events
+from services.gateway.app import watch_events
 from services.gateway.principals import PrincipalCache
 from services.kit.bus import SUBJECT_PRINCIPALS_CHANGED, Bus
 from services.kit.outbox import envelope
@@ -93,7 +93,7 @@ async def test_a_nats_outage_empties_the_cache_until_the_subscription_is_back(tm
     url = server.start()
     cache = PrincipalCache(60.0, 100)
     bus = Bus(url, "TCACHE")
-    watching = asyncio.create_task(watch_identity_events(bus, cache, retry_seconds=0.1))
+    watching = asyncio.create_task(watch_events(bus, cache, retry_seconds=0.1))
     publisher = Bus(url, "TCACHE")
     try:
         await wait_for(lambda: cache.live)

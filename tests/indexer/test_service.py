@@ -241,6 +241,31 @@ async def test_second_trigger_is_index_in_progress_and_job_goes_through_outbox(e
     assert events_pb2.IndexJob.FromString(env_.payload).run_id == status.run_id
 
 
+async def listing_changes(db) -> list[tuple[str, str, str]]:  # type: ignore[no-untyped-def]
+    async with db.session() as session:
+        rows = (await session.execute(select(outbox.c.subject, outbox.c.payload).order_by(outbox.c.created_at))).all()
+    changes = [
+        events_pb2.RepositoryChanged.FromString(events_pb2.EventEnvelope.FromString(r.payload).payload)
+        for r in rows
+        if r.subject == "events.repository.changed"
+    ]
+    return [(c.repository_id, c.owner, c.reason) for c in changes]
+
+
+async def test_changes_a_listing_shows_stage_repository_changed(env) -> None:  # type: ignore[no-untyped-def]
+    """The gateway's cached listings go with this event (docs/accounts.md, "Cached listings"): a registration
+    and an index queued stage it in their transaction; finding an existing registration does not."""
+    db, _settings, servicer, root = env
+    sample_repo(root / "listed", commits=1)
+    with acting_as(ALICE):
+        repo = await register(servicer, path=str(root / "listed"))
+        again = await register(servicer, path=str(root / "listed"))
+        assert again.id == repo.id
+        await servicer.StartIndex(indexer_pb2.StartIndexRequest(repo=repo.id), None)  # type: ignore[arg-type]
+    owner = f"user:{ALICE.user_id}"
+    assert await listing_changes(db) == [(repo.id, owner, "registered"), (repo.id, owner, "index_queued")]
+
+
 async def test_reaper_requeues_then_fails_runs_whose_worker_vanished(env) -> None:  # type: ignore[no-untyped-def]
     db, settings, servicer, root = env
     sample_repo(root / "proj", commits=1)
@@ -320,6 +345,8 @@ async def test_installation_events_register_and_retire_hosted_repositories(env) 
             servicer.StartIndex(indexer_pb2.StartIndexRequest(repo="acme/widgets"), None),  # type: ignore[arg-type]
             "conflict",
         )
+    # Each change a listing shows told the gateways (the unowned registration is in nobody's).
+    assert [reason for _, _, reason in await listing_changes(db)] == ["registered", "claimed", "retired"]
 
 
 async def test_host_index_reports_missing_clone_credentials_clearly(env) -> None:  # type: ignore[no-untyped-def]

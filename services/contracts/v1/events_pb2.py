@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"services/contracts/v1/events.proto\x12\x15services.contracts.v1\"c\n\rEventEnvelope\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x13\n\x0boccurred_at\x18\x03 \x01(\x03\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12\x0f\n\x07payload\x18\x05 \x01(\x0c\"W\n\x08IndexJob\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x15\n\rrepository_id\x18\x02 \x01(\t\x12\x13\n\x0bincremental\x18\x03 \x01(\x08\x12\x0f\n\x07\x61ttempt\x18\x04 \x01(\x05\"n\n\x11RepositoryIndexed\x12\x15\n\rrepository_id\x18\x01 \x01(\t\x12\x10\n\x08head_sha\x18\x02 \x01(\t\x12\x0e\n\x06run_id\x18\x03 \x01(\t\x12\x11\n\tfull_name\x18\x04 \x01(\t\x12\r\n\x05owner\x18\x05 \x01(\t\"V\n\x0bIndexFailed\x12\x15\n\rrepository_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x11\n\tfull_name\x18\x04 \x01(\t\"*\n\x11RepositoryDeleted\x12\x15\n\rrepository_id\x18\x01 \x01(\t\"q\n\x1fInstallationRepositoriesChanged\x12\x17\n\x0finstallation_id\x18\x01 \x01(\x03\x12\x15\n\raccount_login\x18\x02 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x03 \x03(\t\x12\x0f\n\x07removed\x18\x04 \x03(\t\"t\n\x0c\x41nalyzePrJob\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x17\n\x0finstallation_id\x18\x02 \x01(\x03\x12\x16\n\x0erepo_full_name\x18\x03 \x01(\t\x12\x11\n\tpr_number\x18\x04 \x01(\x05\x12\x10\n\x08head_sha\x18\x05 \x01(\t\"\x8b\x01\n\x11\x41nalysisCompleted\x12\x10\n\x08\x61udit_id\x18\x01 \x01(\t\x12\x15\n\rrepository_id\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\r\n\x05\x66iles\x18\x05 \x01(\x05\x12\x10\n\x08\x66indings\x18\x06 \x01(\x05\x12\x0f\n\x07user_id\x18\x07 \x01(\t\"Q\n\x13SubscriptionChanged\x12\r\n\x05owner\x18\x01 \x01(\t\x12\x0c\n\x04plan\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\r\n\x05seats\x18\x04 \x01(\x05\"5\n\x11PrincipalsChanged\x12\x10\n\x08user_ids\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\"services/contracts/v1/events.proto\x12\x15services.contracts.v1\"c\n\rEventEnvelope\x12\n\n\x02id\x18\x01 \x01(\t\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x13\n\x0boccurred_at\x18\x03 \x01(\x03\x12\x12\n\nrequest_id\x18\x04 \x01(\t\x12\x0f\n\x07payload\x18\x05 \x01(\x0c\"W\n\x08IndexJob\x12\x0e\n\x06run_id\x18\x01 \x01(\t\x12\x15\n\rrepository_id\x18\x02 \x01(\t\x12\x13\n\x0bincremental\x18\x03 \x01(\x08\x12\x0f\n\x07\x61ttempt\x18\x04 \x01(\x05\"n\n\x11RepositoryIndexed\x12\x15\n\rrepository_id\x18\x01 \x01(\t\x12\x10\n\x08head_sha\x18\x02 \x01(\t\x12\x0e\n\x06run_id\x18\x03 \x01(\t\x12\x11\n\tfull_name\x18\x04 \x01(\t\x12\r\n\x05owner\x18\x05 \x01(\t\"V\n\x0bIndexFailed\x12\x15\n\rrepository_id\x18\x01 \x01(\t\x12\x0e\n\x06run_id\x18\x02 \x01(\t\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x11\n\tfull_name\x18\x04 \x01(\t\"*\n\x11RepositoryDeleted\x12\x15\n\rrepository_id\x18\x01 \x01(\t\"I\n\x11RepositoryChanged\x12\x15\n\rrepository_id\x18\x01 \x01(\t\x12\r\n\x05owner\x18\x02 \x01(\t\x12\x0e\n\x06reason\x18\x03 \x01(\t\"q\n\x1fInstallationRepositoriesChanged\x12\x17\n\x0finstallation_id\x18\x01 \x01(\x03\x12\x15\n\raccount_login\x18\x02 \x01(\t\x12\r\n\x05\x61\x64\x64\x65\x64\x18\x03 \x03(\t\x12\x0f\n\x07removed\x18\x04 \x03(\t\"t\n\x0c\x41nalyzePrJob\x12\x0e\n\x06job_id\x18\x01 \x01(\t\x12\x17\n\x0finstallation_id\x18\x02 \x01(\x03\x12\x16\n\x0erepo_full_name\x18\x03 \x01(\t\x12\x11\n\tpr_number\x18\x04 \x01(\x05\x12\x10\n\x08head_sha\x18\x05 \x01(\t\"\x8b\x01\n\x11\x41nalysisCompleted\x12\x10\n\x08\x61udit_id\x18\x01 \x01(\t\x12\x15\n\rrepository_id\x18\x02 \x01(\t\x12\r\n\x05owner\x18\x03 \x01(\t\x12\x0c\n\x04kind\x18\x04 \x01(\t\x12\r\n\x05\x66iles\x18\x05 \x01(\x05\x12\x10\n\x08\x66indings\x18\x06 \x01(\x05\x12\x0f\n\x07user_id\x18\x07 \x01(\t\"Q\n\x13SubscriptionChanged\x12\r\n\x05owner\x18\x01 \x01(\t\x12\x0c\n\x04plan\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\r\n\x05seats\x18\x04 \x01(\x05\"5\n\x11PrincipalsChanged\x12\x10\n\x08user_ids\x18\x01 \x03(\t\x12\x0e\n\x06reason\x18\x02 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -41,14 +41,16 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_INDEXFAILED']._serialized_end=449
   _globals['_REPOSITORYDELETED']._serialized_start=451
   _globals['_REPOSITORYDELETED']._serialized_end=493
-  _globals['_INSTALLATIONREPOSITORIESCHANGED']._serialized_start=495
-  _globals['_INSTALLATIONREPOSITORIESCHANGED']._serialized_end=608
-  _globals['_ANALYZEPRJOB']._serialized_start=610
-  _globals['_ANALYZEPRJOB']._serialized_end=726
-  _globals['_ANALYSISCOMPLETED']._serialized_start=729
-  _globals['_ANALYSISCOMPLETED']._serialized_end=868
-  _globals['_SUBSCRIPTIONCHANGED']._serialized_start=870
-  _globals['_SUBSCRIPTIONCHANGED']._serialized_end=951
-  _globals['_PRINCIPALSCHANGED']._serialized_start=953
-  _globals['_PRINCIPALSCHANGED']._serialized_end=1006
+  _globals['_REPOSITORYCHANGED']._serialized_start=495
+  _globals['_REPOSITORYCHANGED']._serialized_end=568
+  _globals['_INSTALLATIONREPOSITORIESCHANGED']._serialized_start=570
+  _globals['_INSTALLATIONREPOSITORIESCHANGED']._serialized_end=683
+  _globals['_ANALYZEPRJOB']._serialized_start=685
+  _globals['_ANALYZEPRJOB']._serialized_end=801
+  _globals['_ANALYSISCOMPLETED']._serialized_start=804
+  _globals['_ANALYSISCOMPLETED']._serialized_end=943
+  _globals['_SUBSCRIPTIONCHANGED']._serialized_start=945
+  _globals['_SUBSCRIPTIONCHANGED']._serialized_end=1026
+  _globals['_PRINCIPALSCHANGED']._serialized_start=1028
+  _globals['_PRINCIPALSCHANGED']._serialized_end=1081
 # @@protoc_insertion_point(module_scope)

@@ -166,6 +166,38 @@ class RepositoryDeleted(_message.Message):
 Global___RepositoryDeleted: _TypeAlias = RepositoryDeleted  # noqa: Y015
 
 @_typing.final
+class RepositoryChanged(_message.Message):
+    """indexer -> gateway (every worker, core NATS): a repository's row or its index run changed in a
+    way a listing shows (registered, claimed, retired or reactivated, an index queued), so the
+    gateway's cached listings go (docs/accounts.md, "Cached listings").
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    REPOSITORY_ID_FIELD_NUMBER: _builtins.int
+    OWNER_FIELD_NUMBER: _builtins.int
+    REASON_FIELD_NUMBER: _builtins.int
+    repository_id: _builtins.str
+    owner: _builtins.str
+    """"" for one an installation registered and nobody owns yet"""
+    reason: _builtins.str
+    """registered | claimed | retired | reactivated | index_queued"""
+    def __init__(
+        self,
+        *,
+        repository_id: _builtins.str = ...,
+        owner: _builtins.str = ...,
+        reason: _builtins.str = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["owner", b"owner", "reason", b"reason", "repository_id", b"repository_id"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___RepositoryChanged: _TypeAlias = RepositoryChanged  # noqa: Y015
+
+@_typing.final
 class InstallationRepositoriesChanged(_message.Message):
     """hostapp -> indexer"""
 

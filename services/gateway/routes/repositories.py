@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from fastapi import APIRouter, Response
+import orjson
+from fastapi import APIRouter, Request, Response
 
 from services.api.repositories import (
     Domains,
@@ -23,7 +24,9 @@ from services.api.types import from_ms
 from services.contracts.v1 import analyzer_pb2, common_pb2, indexer_pb2
 from services.gateway import params
 from services.gateway.deps import ClientsDep, PrincipalDep
+from services.gateway.listings import RepositoryListCache, settled
 from services.kit.grpc_client import RemoteError, call
+from services.kit.identity import accessible_owners
 from services.kit.messages import plain
 
 router = APIRouter(prefix="/repositories", tags=["repositories"])
@@ -71,19 +74,39 @@ def network_body(message: indexer_pb2.Network) -> Network:
 
 @router.get("", response_model=RepositoryList, summary="List repositories the caller can access")
 async def list_repositories(
+    request: Request,
     principal: PrincipalDep,
     clients: ClientsDep,
     limit: int = params.limit(50, 500),
     cursor: params.Cursor = "",
-) -> RepositoryList:
-    response = await call(
-        clients.indexer.ListRepositories,
-        indexer_pb2.ListRepositoriesRequest(page=page(limit, cursor)),
-        principal=principal,
-    )
-    return RepositoryList(
-        repositories=[repository(r) for r in response.repositories], page=Page.model_validate(plain(response.page))
-    )
+) -> Response:
+    # Answered from this worker's cache while the indexer's events say it is true (docs/accounts.md,
+    # "Cached listings"); the body is kept rendered: a hit costs neither a round trip nor pydantic.
+    listings: RepositoryListCache | None = getattr(request.app.state, "listings", None)
+    key = (tuple(accessible_owners(principal)), limit, cursor)
+    body = listings.get(key) if listings is not None else None
+    if body is None:
+        generation = listings.generation if listings is not None else 0
+        response = await call(
+            clients.indexer.ListRepositories,
+            indexer_pb2.ListRepositoriesRequest(page=page(limit, cursor)),
+            principal=principal,
+        )
+        listing = RepositoryList(
+            repositories=[repository(r) for r in response.repositories], page=Page.model_validate(plain(response.page))
+        )
+        body = orjson.dumps(listing.model_dump(mode="json"))
+        if listings is not None and settled(response):
+            listings.put(key, body, 0, generation)
+    return Response(body, media_type="application/json")
+
+
+def listings_changed(request: Request, reason: str) -> None:
+    """This worker made a change a listing shows: its own kept listings go at once (the others'
+    go with the indexer's event, within the bound)."""
+    listings: RepositoryListCache | None = getattr(request.app.state, "listings", None)
+    if listings is not None:
+        listings.clear(reason)
 
 
 @router.post(
@@ -92,9 +115,13 @@ async def list_repositories(
     response_model=Repository,
     summary="Register a repository (local path, git URL or hosted owner/repo)",
 )
-async def create_repository(body: CreateRepository, principal: PrincipalDep, clients: ClientsDep) -> Repository:
-    request = indexer_pb2.CreateRepositoryRequest(**body.model_dump(exclude_none=True))
-    return repository(await call(clients.indexer.CreateRepository, request, principal=principal))
+async def create_repository(
+    request: Request, body: CreateRepository, principal: PrincipalDep, clients: ClientsDep
+) -> Repository:
+    create = indexer_pb2.CreateRepositoryRequest(**body.model_dump(exclude_none=True))
+    created = repository(await call(clients.indexer.CreateRepository, create, principal=principal))
+    listings_changed(request, "registered here")
+    return created
 
 
 @router.post(
@@ -103,9 +130,11 @@ async def create_repository(body: CreateRepository, principal: PrincipalDep, cli
     response_model=IndexStatus,
     summary="Create (or find) a hosted repository and index it",
 )
-async def host_index(body: HostIndex, principal: PrincipalDep, clients: ClientsDep) -> IndexStatus:
-    request = indexer_pb2.HostIndexRequest(**body.model_dump(exclude_none=True))
-    return status_body(await call(clients.indexer.HostIndex, request, principal=principal, timeout=60))
+async def host_index(request: Request, body: HostIndex, principal: PrincipalDep, clients: ClientsDep) -> IndexStatus:
+    start = indexer_pb2.HostIndexRequest(**body.model_dump(exclude_none=True))
+    status = status_body(await call(clients.indexer.HostIndex, start, principal=principal, timeout=60))
+    listings_changed(request, "index queued here")
+    return status
 
 
 @router.get("/{repo_id}", response_model=Repository, summary="Show a repository")
@@ -121,9 +150,10 @@ async def get_repository(repo_id: str, principal: PrincipalDep, clients: Clients
     response_model=None,
     summary="Delete a repository and its index data",
 )
-async def delete_repository(repo_id: str, principal: PrincipalDep, clients: ClientsDep) -> Response:
-    request = indexer_pb2.GetRepositoryRequest(repo=repo_ref(repo_id))
-    await call(clients.indexer.DeleteRepository, request, principal=principal)
+async def delete_repository(request: Request, repo_id: str, principal: PrincipalDep, clients: ClientsDep) -> Response:
+    delete = indexer_pb2.GetRepositoryRequest(repo=repo_ref(repo_id))
+    await call(clients.indexer.DeleteRepository, delete, principal=principal)
+    listings_changed(request, "deleted here")
     return Response(status_code=204)
 
 
@@ -134,10 +164,12 @@ async def delete_repository(repo_id: str, principal: PrincipalDep, clients: Clie
     summary="Trigger an index (incremental=true: refresh)",
 )
 async def index_repo(
-    repo_id: str, principal: PrincipalDep, clients: ClientsDep, incremental: bool = False
+    request: Request, repo_id: str, principal: PrincipalDep, clients: ClientsDep, incremental: bool = False
 ) -> IndexStatus:
-    request = indexer_pb2.StartIndexRequest(repo=repo_ref(repo_id), incremental=incremental)
-    return status_body(await call(clients.indexer.StartIndex, request, principal=principal))
+    start = indexer_pb2.StartIndexRequest(repo=repo_ref(repo_id), incremental=incremental)
+    status = status_body(await call(clients.indexer.StartIndex, start, principal=principal))
+    listings_changed(request, "index queued here")
+    return status
 
 
 @router.get(
