@@ -15,7 +15,7 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS
 from services.source.extract import extract
 from services.source.facts import FileFacts
 from services.source.imports import resolve_imports
-from tests.analyzer.engine_factories import py_file
+from tests.analyzer.engine_factories import HELD_RAISED, py_file
 
 LOOSE = CheckPrefs(level="loose")
 
@@ -336,7 +336,7 @@ def test_loose_findings_do_not_push_strict_ones_out_of_the_per_rule_cap() -> Non
             variant.upper(),
             share_of_20,
             20,
-            DEFAULT_THRESHOLDS,
+            HELD_RAISED,
             key=variant,
         )
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from services.analyzer.engine import CheckPrefs, check, learn
 from services.analyzer.engine.textscan import scan
 from services.source.facts import FileFacts, Identifier, Import
-from tests.analyzer.engine_factories import formatting, imp, py_file, synthetic_repo
+from tests.analyzer.engine_factories import HELD_RAISED, formatting, imp, py_file, synthetic_repo
 
 LOOSE = CheckPrefs(level="loose")
 
@@ -46,7 +46,7 @@ def test_indentation_checks_block_openers_only() -> None:
 
 
 def test_tabs_trailing_whitespace_and_long_lines() -> None:
-    model = learn(synthetic_repo())
+    model = learn(synthetic_repo(), thresholds=HELD_RAISED)
     long_url = "# see https://example.com/" + "x" * 90
     text = "\n".join(
         [
@@ -154,7 +154,7 @@ def test_a_mixed_directory_silences_the_repository_convention_there() -> None:
 def test_vocabulary_is_strict_only_for_unseen_abbreviations() -> None:
     files = synthetic_repo()
     files.append(py_file("app/core/one.py", variables=[("msg_text", 1)]))  # "msg" written once
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     facts = py_file("app/core/x.py", variables=[("usr_name", 1), ("msg_body", 2), ("configuration_path", 3)])
     strict = [(f.rule, f.suggestion) for f in check(facts, "x = 1\n", model)]
     loose = [(f.suggestion, f.level) for f in check(facts, "x = 1\n", model, prefs=LOOSE)]
@@ -168,7 +168,7 @@ def test_skeleton_abbreviations_of_repository_words_are_flagged() -> None:
         py_file(f"app/m{i}.py", variables=[("manifest_path", 1), ("manifest_entries", 2)], functions=[("load", 5)])
         for i in range(12)
     ]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     facts = py_file("app/new.py", variables=[("mnfst_path", 1)])
 
     assert [(f.rule, f.suggestion) for f in check(facts, "x = 1\n", model)] == [("vocabulary.term", "manifest_path")]
@@ -306,7 +306,7 @@ def test_the_line_length_files_keep_at_the_strict_bar_governs_when_a_tighter_one
         py_file(f"lib/mod{i}.py", functions=[(f"f{i}", 1)], lines=50, fmt=formatting(max_len=n))
         for i, n in enumerate(lengths)
     ]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     [length] = [c for c in model.conventions if c.rule == "formatting.line_length"]
     text = "x = 1\n" + 'y = "' + "z" * 130 + '"\n' + 'w = "' + "z" * 108 + '"\n'
     facts = py_file("lib/new.py", lines=3, fmt=formatting(max_len=136))
@@ -338,7 +338,9 @@ def test_line_length_is_learned_from_the_lines_the_check_judges() -> None:
         "  const body = render(req.query.template, req.query.locals)  // eslint-disable-line no-unused-vars, max-len\n"
     )
     sources = [_handler(i) for i in range(17)] + [_handler(17, url), _handler(18, url), _handler(19, pragma)]
-    model = learn([extract(f"lib/handler{i}.js", text.encode()) for i, text in enumerate(sources)])
+    model = learn(
+        [extract(f"lib/handler{i}.js", text.encode()) for i, text in enumerate(sources)], thresholds=HELD_RAISED
+    )
     [length] = [c for c in model.conventions if c.rule == "formatting.line_length"]
     long_string = "  res.send('" + "the rendered page with every section the template asked for " * 2 + "')\n"
     text = _handler(20, long_string + url)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from services.analyzer.engine import CheckPrefs, check, learn
 from services.analyzer.engine.abbreviations import drops_letters, plural, prefix_of, spellings, stem_of
 from services.source.facts import FileFacts
-from tests.analyzer.engine_factories import imp, py_file
+from tests.analyzer.engine_factories import HELD_RAISED, imp, py_file
 
 LOOSE = CheckPrefs(level="loose")
 
@@ -110,7 +110,9 @@ def _vocab(model: object, *names: str, prefs: CheckPrefs | None = None) -> list[
 
 
 def test_dropped_letters_and_prefixes_of_repository_words_are_flagged() -> None:
-    model = learn(_repo(["target_path", "handle_event", "transaction_id", "token_kind", "tokens_seen"]))
+    model = learn(
+        _repo(["target_path", "handle_event", "transaction_id", "token_kind", "tokens_seen"]), thresholds=HELD_RAISED
+    )
 
     assert _vocab(model, "tgt_path") == [("target_path", "strict")]
     assert _vocab(model, "hdl_event") == [("handle_event", "strict")]
@@ -119,7 +121,9 @@ def test_dropped_letters_and_prefixes_of_repository_words_are_flagged() -> None:
 
 
 def test_plurals_of_short_forms_are_derived() -> None:
-    model = learn(_repo(["errors_seen", "error_kind", "values_list", "option_name", "options_list"]))
+    model = learn(
+        _repo(["errors_seen", "error_kind", "values_list", "option_name", "options_list"]), thresholds=HELD_RAISED
+    )
 
     assert _vocab(model, "errs_seen") == [("errors_seen", "strict")]
     assert _vocab(model, "vals_list") == [("values_list", "strict")]
@@ -159,7 +163,7 @@ def test_a_short_form_the_repository_writes_is_not_flagged_strictly() -> None:
 
 
 def test_a_short_form_that_avoids_a_keyword_or_builtin_is_not_flagged() -> None:
-    model = learn(_repo(["return_value", "format_spec", "range_start", "message_text"]))
+    model = learn(_repo(["return_value", "format_spec", "range_start", "message_text"]), thresholds=HELD_RAISED)
 
     assert _vocab(model, "ret", prefs=LOOSE) == []  # `return` is a keyword
     assert _vocab(model, "fmt", prefs=LOOSE) == []  # `format` a builtin
@@ -170,14 +174,17 @@ def test_a_short_form_that_avoids_a_keyword_or_builtin_is_not_flagged() -> None:
 def test_a_stray_singular_short_form_does_not_excuse_its_plural() -> None:
     files = _repo(["errors_seen", "error_kind"], copies=30)
     files.append(py_file("app/one.py", variables=[("err", 1)]))  # 1 name in 31 with `error`: a stray
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
 
     assert _vocab(model, "errs_seen") == [("errors_seen", "strict")]
 
 
 def test_a_short_stem_before_a_long_ending_is_a_short_form() -> None:
     # pytest writes `session` and `instance` everywhere and never `sess` or `inst`.
-    model = learn(_repo(["session_id", "session_scope", "instance_name", "instances_seen", "inspector_name"]))
+    model = learn(
+        _repo(["session_id", "session_scope", "instance_name", "instances_seen", "inspector_name"]),
+        thresholds=HELD_RAISED,
+    )
 
     assert _vocab(model, "sess_scope") == [("session_scope", "strict")]  # sess + ion
     assert _vocab(model, "inst_name") == [("instance_name", "strict")]  # inst + ance
@@ -187,13 +194,13 @@ def test_a_short_stem_before_a_long_ending_is_a_short_form() -> None:
 
 
 def test_trans_written_x_is_read_back() -> None:
-    model = learn(_repo(["transform_source", "transform_kind"]))
+    model = learn(_repo(["transform_source", "transform_kind"]), thresholds=HELD_RAISED)
 
     assert _vocab(model, "xform_source") == [("transform_source", "strict")]
 
 
 def test_the_rename_keeps_the_other_words_as_written() -> None:
-    model = learn(_repo(["header_otp", "header_name", "session_startdir", "session_id"]))
+    model = learn(_repo(["header_otp", "header_name", "session_startdir", "session_id"]), thresholds=HELD_RAISED)
 
     assert _vocab(model, "hdrOTP") == [("headerOTP", "strict")]
     assert _vocab(model, "Sess_startdir") == [("Session_startdir", "strict")]

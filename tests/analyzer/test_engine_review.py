@@ -18,7 +18,7 @@ from services.analyzer.engine import (
     encode_model,
     learn,
 )
-from tests.analyzer.engine_factories import PLANTED, PLANTED_TEXT, planted_facts, py_file, synthetic_repo
+from tests.analyzer.engine_factories import HELD_RAISED, PLANTED, PLANTED_TEXT, planted_facts, py_file, synthetic_repo
 
 
 @pytest.fixture(scope="module")
@@ -26,6 +26,7 @@ def model() -> ConventionModel:
     return learn(
         synthetic_repo(),
         cochange_pairs=[("app/api/handler1.py", "app/core/store1.py", 9, 0.9)],
+        thresholds=HELD_RAISED,  # the planted short form and long line, as a repository raising them
     )
 
 

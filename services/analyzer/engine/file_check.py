@@ -205,9 +205,15 @@ class FileCheck:
         suggestion: str | None = None,
         key: str = "",
         detail: dict[str, Any] | None = None,
+        at_most: str = "",
     ) -> bool:
+        """Record a finding against ``conv``; ``at_most`` caps its level below the convention's
+        (a case of the rule that has not earned the strict level, earned.py)."""
         end = end_line if end_line is not None else line
         if not self.wants(conv) or not self.touches(line, end) or self.suppressed(conv.rule, line):
+            return False
+        level = conv.level if not at_most or level_rank(conv.level) <= level_rank(at_most) else at_most
+        if not level_at_least(level, self.prefs.level):
             return False
         self._per_rule[conv.rule] = self._per_rule.get(conv.rule, 0) + 1
         evidence = Evidence(
@@ -235,7 +241,7 @@ class FileCheck:
                 end_line=end,
                 evidence=evidence,
                 suggestion=suggestion,
-                level=conv.level,
+                level=level,
             )
         )
         return True

@@ -22,6 +22,8 @@ import math
 
 import msgspec
 
+from services.analyzer.engine.earned import HELD_LOOSE
+
 STRICT = "strict"
 LOOSE = "loose"
 OFF = "off"
@@ -85,6 +87,10 @@ def _bar(strict: tuple[float, int], loose: tuple[float, int]) -> Bar:
 
 class Thresholds(msgspec.Struct, frozen=True):
     bars: dict[str, Bar]
+    # Rules (or prefixes) whose conventions stop at the loose level whatever their evidence: they
+    # have not earned the strict level on real changes (earned.py). A bar the repository sets for
+    # the rule itself (.codereview.yml ``thresholds``) raises it.
+    held: frozenset[str] = frozenset()
 
     def bar(self, rule: str) -> Bar:
         key = rule
@@ -101,13 +107,23 @@ class Thresholds(msgspec.Struct, frozen=True):
         point share and count."""
         bar = self.bar(rule)
         if bar.strict.sure(share, count, support):
-            return STRICT
+            return LOOSE if self.held_loose(rule) else STRICT
         if bar.loose.passes(share, count):
             return LOOSE
         return OFF
 
+    def held_loose(self, rule: str) -> bool:
+        """Whether ``rule`` stops at the loose level here (earned.py)."""
+        key = rule
+        while key:
+            if key in self.held:
+                return True
+            key = key.rpartition(".")[0]
+        return False
+
     def merged(self, overrides: dict[str, Bar]) -> Thresholds:
-        return Thresholds({**self.bars, **overrides})
+        """These bars with ``overrides``; a held rule named there is raised (the repository asks)."""
+        return Thresholds({**self.bars, **overrides}, self.held - set(overrides))
 
 
 # (min_share, min_count) for strict and loose. Counts are in each family's unit: names for naming,
@@ -145,5 +161,6 @@ DEFAULT_THRESHOLDS = Thresholds(
         "cochange.partner": _bar((1.01, 1_000_000), (0.60, 3)),
         "cochange.routine": _bar((0.80, 3), (0.60, 3)),
         "external": _bar((0.0, 5), (0.0, 3)),
-    }
+    },
+    held=frozenset(HELD_LOOSE),
 )
