@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from sqlalchemy import and_, delete, exists, func, or_, select, update
+from sqlalchemy import Select, and_, delete, exists, func, or_, select, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.indexer.models import ACTIVE_STATES, BlobFacts, IndexRun, Repository, Snapshot, SnapshotFile, now_ms
@@ -211,22 +211,24 @@ async def delete_unreferenced_facts(session: AsyncSession, repo_id: str, snapsho
     await session.execute(delete(BlobFacts).where(BlobFacts.repository_id == repo_id, ~referenced))
 
 
+def _with_facts(repo_id: str, snapshot_id: str) -> Select[SnapshotFile, bytes]:
+    """A snapshot's file rows, each with its blob's facts (None when none were extracted)."""
+    facts_of_blob = and_(
+        BlobFacts.repository_id == repo_id,
+        BlobFacts.blob_sha == SnapshotFile.blob_sha,
+        BlobFacts.path == SnapshotFile.path,
+    )
+    return (
+        select(SnapshotFile, BlobFacts.facts)
+        .outerjoin(BlobFacts, facts_of_blob)
+        .where(SnapshotFile.snapshot_id == snapshot_id)
+    )
+
+
 async def snapshot_file(
     session: AsyncSession, repo_id: str, snapshot_id: str, path: str
 ) -> tuple[SnapshotFile, bytes | None] | None:
-    stmt = (
-        select(SnapshotFile, BlobFacts.facts)
-        .outerjoin(
-            BlobFacts,
-            and_(
-                BlobFacts.repository_id == repo_id,
-                BlobFacts.blob_sha == SnapshotFile.blob_sha,
-                BlobFacts.path == SnapshotFile.path,
-            ),
-        )
-        .where(SnapshotFile.snapshot_id == snapshot_id, SnapshotFile.path == path)
-        .limit(1)
-    )
+    stmt = _with_facts(repo_id, snapshot_id).where(SnapshotFile.path == path).limit(1)
     row = (await session.execute(stmt)).first()
     return (row[0], row[1]) if row else None
 
@@ -235,19 +237,8 @@ async def snapshot_files(
     session: AsyncSession, repo_id: str, snapshot_id: str, paths: list[str]
 ) -> dict[str, tuple[SnapshotFile, bytes | None]]:
     """``snapshot_file`` for many paths in one statement; a path the snapshot lacks is absent."""
-    stmt = (
-        select(SnapshotFile, BlobFacts.facts)
-        .outerjoin(
-            BlobFacts,
-            and_(
-                BlobFacts.repository_id == repo_id,
-                BlobFacts.blob_sha == SnapshotFile.blob_sha,
-                BlobFacts.path == SnapshotFile.path,
-            ),
-        )
-        .where(SnapshotFile.snapshot_id == snapshot_id, SnapshotFile.path.in_(paths))
-    )
     found: dict[str, tuple[SnapshotFile, bytes | None]] = {}
+    stmt = _with_facts(repo_id, snapshot_id).where(SnapshotFile.path.in_(paths))
     for row, facts in (await session.execute(stmt)).all():
         found.setdefault(row.path, (row, facts))
     return found
@@ -256,20 +247,7 @@ async def snapshot_files(
 async def stream_snapshot_facts(
     session: AsyncSession, repo_id: str, snapshot_id: str, batch: int = 500
 ) -> AsyncIterator[tuple[SnapshotFile, bytes | None]]:
-    stmt = (
-        select(SnapshotFile, BlobFacts.facts)
-        .outerjoin(
-            BlobFacts,
-            and_(
-                BlobFacts.repository_id == repo_id,
-                BlobFacts.blob_sha == SnapshotFile.blob_sha,
-                BlobFacts.path == SnapshotFile.path,
-            ),
-        )
-        .where(SnapshotFile.snapshot_id == snapshot_id)
-        .order_by(SnapshotFile.path)
-        .execution_options(yield_per=batch)
-    )
+    stmt = _with_facts(repo_id, snapshot_id).order_by(SnapshotFile.path).execution_options(yield_per=batch)
     result = await session.stream(stmt)
     async for row in result:
         yield row[0], row[1]
