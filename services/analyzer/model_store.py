@@ -258,16 +258,19 @@ async def learn_and_store(
     await queries.set_model(session, repo_id, model_id, answered, now_ms())
     row = await queries.repository_by_ref(session, repo_id)
     assert row is not None  # upserted above in this transaction
+    entry = await loading.entry_for(session, row, model, summary)
+    loaded = time.perf_counter()
+    await _prepare(deps, entry, answered, facts)
+    spent = timings | {"prepare": round((time.perf_counter() - loaded) * 1000, 1)}
     log.info(
-        "learned %s at %s: %d files (%s), %d conventions",
+        "learned %s at %s: %d files (%s), %d conventions; ms %s",
         repo_id,
         answered[:12],
         len(facts),
         ", ".join(f"{n} {k}" for k, n in delta.as_dict().items()),
         len(model.conventions),
+        " ".join(f"{k}={v}" for k, v in spent.items()),
     )
-    entry = await loading.entry_for(session, row, model, summary)
-    await _prepare(deps, entry, answered, facts)
     return entry
 
 
