@@ -15,6 +15,7 @@ import asyncio
 import json
 import logging
 import os
+import re
 import shutil
 import signal
 import statistics
@@ -301,31 +302,65 @@ def after_reindex(
     target: str,
     send: Callable[[], tuple[float, httpx.Response]],
     rounds: int,
+    analyzer_log: Path,
 ) -> dict[str, Any]:
     """The same analyze, first after each incremental re-index (another file changed, committed,
-    indexed and learned) and then warm (five more right after), timed in the same run."""
+    indexed and learned) and then warm (five more right after), timed in the same run; and, as a
+    control, first after the same time idle with no re-index (what any pause costs: per-owner
+    caches that expired, connections gone cold)."""
     others = [p for p in corpus.files if p != target]
     first: list[float] = []
     warm: list[float] = []
     first_inside: list[float] = []
+    idle: list[float] = []
+    idle_inside: list[float] = []
     learn_ms: list[dict[str, float]] = []
     for r in range(rounds):
         path = corpus.repo / others[(r * 7) % len(others)]
         with path.open("a") as fh:
             fh.write(f"\n\ndef bench_reindex_{r}(value):\n    return value\n")
         git(corpus.repo, "commit", "-q", "-am", f"bench re-index {r}")
+        paused = time.monotonic()
         head = git(corpus.repo, "rev-parse", "HEAD")
         api.call("POST", f"/v1/repositories/{repo_id}/index_repo", params={"incremental": "true"})
-        learned = wait_learned(api, repo_id, head)
-        learn_ms.append(learned["global_context"].get("timings_ms", {}))
+        wait_learned(api, repo_id, head)
+        learn_ms.append(learning_run(analyzer_log, repo_id, head))
         elapsed, reply = send()
         first.append(elapsed)
         first_inside.append(float(reply.json().get("duration_ms", 0.0)))
+        pause = time.monotonic() - paused
         warm.extend(send()[0] for _ in range(5))
-    out: dict[str, Any] = {"first": stats(first), "warm": stats(warm), "rounds": rounds, "learn_timings_ms": learn_ms}
+        # The control: as long without an analyze, polled as wait_learned polls, nothing re-indexed.
+        until = time.monotonic() + pause
+        while time.monotonic() < until:
+            api.http.get(f"/v1/repositories/{repo_id}/global_context")
+            time.sleep(0.3)
+        elapsed, reply = send()
+        idle.append(elapsed)
+        idle_inside.append(float(reply.json().get("duration_ms", 0.0)))
+    out: dict[str, Any] = {"first": stats(first), "warm": stats(warm), "rounds": rounds, "learning_runs": learn_ms}
+    out["idle"] = stats(idle)
     out["first_analyzer_duration_ms_p50"] = round(statistics.median(first_inside), 2)
+    out["idle_analyzer_duration_ms_p50"] = round(statistics.median(idle_inside), 2)
     out["first_vs_warm"] = round(out["first"]["p50_ms"] / out["warm"]["p50_ms"], 2)
     return out
+
+
+def learning_run(analyzer_log: Path, repo_id: str, head: str, timeout: float = 10) -> dict[str, float]:
+    """The analyzer's own account of learning ``head`` (its log line): files decoded, kept and
+    removed, and milliseconds per step; empty when the line does not say (an older analyzer)."""
+    needle = f"learned {repo_id} at {head[:12]}"
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        for line in analyzer_log.read_text(errors="replace").splitlines():
+            if needle not in line:
+                continue
+            message = json.loads(line).get("message", "")
+            out = {k: float(n) for n, k in re.findall(r"(\d+) (decoded|kept|removed)", message)}
+            out |= {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", message)}
+            return out
+        time.sleep(0.2)  # the log line may still be in the analyzer's buffer
+    return {}
 
 
 def run(package: str, runs: int, warmup: int, pr_runs: int, reindex_rounds: int = 5) -> dict[str, Any]:
@@ -379,6 +414,7 @@ def run(package: str, runs: int, warmup: int, pr_runs: int, reindex_rounds: int 
             target,
             lambda: api.call("POST", f"{base}/analyze", json={"path": target, "content": unsaved.content}),
             reindex_rounds,
+            work / "logs" / "analyzer.log",
         )
         by_path, _ = measure(
             api, metrics, lambda: api.call("POST", f"{base}/analyze", json={"path": target}), warmup, runs
@@ -454,6 +490,15 @@ def verdicts(r: dict[str, Any]) -> dict[str, bool]:
     }
 
 
+def learning_line(runs: list[dict[str, float]]) -> str:
+    """Medians over the re-indexes of what the analyzer reported for learning each of them."""
+    keys = sorted({k for run in runs for k in run}, key=lambda k: (k not in ("decoded", "kept", "removed"), k))
+    if not keys:
+        return "learning after each re-index: not reported by this analyzer"
+    parts = [f"{k} {statistics.median(run[k] for run in runs if k in run):g}" for k in keys]
+    return "learning after each re-index (median; files, then ms): " + ", ".join(parts)
+
+
 def table(r: dict[str, Any]) -> str:
     ok = {k: "ok" if v else "MISSED" for k, v in verdicts(r).items()}
     c = r["corpus"]
@@ -467,6 +512,7 @@ def table(r: dict[str, Any]) -> str:
         ("(e) GET /v1/auth/validate (floor)", val, "-", ""),
         ("(f) (a) first after a re-index", r["after_reindex"]["first"], "", ""),
         ("(g) (a) warm, right after (f)", r["after_reindex"]["warm"], "", ""),
+        ("(h) (a) after as long idle, no re-index", r["after_reindex"]["idle"], "control for (f)", ""),
     ]
     out = [
         f"Latency benchmark: {c['origin']}; {c['files']} files, {c['lines']} lines, {c['conventions']} conventions;"
@@ -485,7 +531,9 @@ def table(r: dict[str, Any]) -> str:
         f"   (a)-(e) {ratios['content_minus_validate_ms']:.1f} ms",
         f"(f)/(g) {r['after_reindex']['first_vs_warm']:.2f}x (target <={TARGET_FIRST_VS_WARM}x) {ok['reindex']}"
         f" over {r['after_reindex']['rounds']} incremental re-indexes; analyzer duration_ms of (f) p50"
-        f" {r['after_reindex']['first_analyzer_duration_ms_p50']:.1f}",
+        f" {r['after_reindex']['first_analyzer_duration_ms_p50']:.1f}, of (h)"
+        f" {r['after_reindex']['idle_analyzer_duration_ms_p50']:.1f}",
+        learning_line(r["after_reindex"]["learning_runs"]),
         "",
         "where the time goes (mean ms per call, from the services' histograms):",
     ]
