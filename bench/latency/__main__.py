@@ -13,7 +13,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import logging
 import os
 import re
 import shutil
@@ -32,19 +31,9 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from bench.indexing.corpus import git
 from bench.latency import corpus as corpora
+from bench.stack import Stack, delete_streams, nats, postgres, service_databases
 from services.billing.plans import FREE_PLAN, HOSTED_PLANS
-from services.devrun.infra import (
-    SERVICES_WITH_DB,
-    EmbeddedNats,
-    EmbeddedPostgres,
-    create_databases,
-    database_url,
-    drop_databases,
-    port_open,
-)
 from services.devrun.system import ROOT, SystemLayout
-from services.kit import migrations
-from services.kit.bus import Bus
 from tests.e2e.harness import RunningSystem
 
 WORK = ROOT / "bench" / ".work"
@@ -59,61 +48,6 @@ TARGET_FIRST_VS_WARM = 1.5
 BENCH_RATE_LIMIT_PER_MINUTE = 1_000_000
 
 
-# -- infrastructure ------------------------------------------------------------------------------
-
-
-class Stack:
-    """What was started, undone in reverse order whatever happens."""
-
-    def __init__(self) -> None:
-        self.undo: list[tuple[str, Callable[[], object]]] = []
-
-    def push(self, label: str, fn: Callable[[], object]) -> None:
-        self.undo.append((label, fn))
-
-    def close(self) -> None:
-        while self.undo:
-            label, fn = self.undo.pop()
-            try:
-                fn()
-            except Exception as exc:  # cleanup goes on; the failure is reported
-                print(f"cleanup: {label} failed: {exc}", file=sys.stderr)
-
-
-def _postgres(stack: Stack, work: Path) -> str:
-    url = os.environ.get("CR_POSTGRES_URL") or os.environ.get("CR_TEST_POSTGRES_URL")
-    if url:
-        return url
-    if port_open("127.0.0.1", 5432):
-        return "postgresql://postgres@127.0.0.1:5432/postgres"
-    server = EmbeddedPostgres(work / "pg")
-    url = server.start()
-    stack.push("embedded postgres", server.stop)
-    return url
-
-
-def _nats(stack: Stack, work: Path) -> str:
-    url = os.environ.get("CR_NATS_URL") or os.environ.get("CR_TEST_NATS_URL")
-    if url:
-        return url
-    if port_open("127.0.0.1", 4222):
-        return "nats://127.0.0.1:4222"
-    server = EmbeddedNats(work / "nats")
-    url = server.start()
-    stack.push("embedded nats", server.stop)
-    return url
-
-
-async def _delete_streams(nats_url: str, prefix: str) -> None:
-    logging.getLogger("services.kit.bus").setLevel(logging.ERROR)  # no "disconnected" on close
-    bus = Bus(nats_url, prefix)
-    await bus.connect()
-    try:
-        await bus.delete_streams()
-    finally:
-        await bus.close()
-
-
 def _plans_env() -> str:
     plans = []
     for plan in HOSTED_PLANS:
@@ -126,17 +60,11 @@ def _plans_env() -> str:
 
 
 def start_system(stack: Stack, work: Path, plans: str = "", extra_env: dict[str, str] | None = None) -> RunningSystem:
-    server = _postgres(stack, work)
-    nats_url = _nats(stack, work)
-    tag = f"bench_lat_{os.getpid()}"
-    names = {name: f"{tag}_{name}" for name in SERVICES_WITH_DB}
-    stack.push("drop databases", lambda: drop_databases(server, list(names.values())))
-    create_databases(server, list(names.values()), recreate=True)
-    urls = {name: database_url(server, db) for name, db in names.items()}
-    for name, url in urls.items():
-        migrations.upgrade(ROOT / "services" / name, url)
+    server = postgres(stack, work)
+    nats_url = nats(stack, work)
+    urls = service_databases(stack, server, f"bench_lat_{os.getpid()}")
     prefix = f"BLAT{os.getpid()}"
-    stack.push("delete NATS streams", lambda: asyncio.run(_delete_streams(nats_url, prefix)))
+    stack.push("delete NATS streams", lambda: asyncio.run(delete_streams(nats_url, prefix)))
     (work / "repos").mkdir()
     layout = SystemLayout(
         nats_url=nats_url,

@@ -38,12 +38,10 @@ from typing import Any
 import httpx
 import psycopg
 
-from bench.latency.__main__ import Stack, _delete_streams, _nats, _postgres
 from bench.pr_review.history import PullRequest, merged_pull_requests
 from bench.repos import Corpus, corpora
-from services.devrun.infra import SERVICES_WITH_DB, create_databases, database_url, drop_databases
+from bench.stack import Stack, delete_streams, nats, postgres, service_databases
 from services.devrun.system import ROOT
-from services.kit import migrations
 from tests.e2e.harness import RunningSystem, build_system
 from tests.standins.github_api import GitHubStandIn, e2e_standin, pull_files
 from tests.standins.github_api import fixture as github_fixture
@@ -257,16 +255,11 @@ def main() -> int:
     WORK.mkdir(parents=True)
     stack = Stack()
     try:
-        server = _postgres(stack, WORK)
-        nats_url = _nats(stack, WORK)
-        names = {svc: f"bench_prr_{os.getpid()}_{svc}" for svc in SERVICES_WITH_DB}
-        stack.push("drop databases", lambda: drop_databases(server, list(names.values())))
-        create_databases(server, list(names.values()), recreate=True)
-        urls = {svc: database_url(server, db) for svc, db in names.items()}
-        for svc, url in urls.items():
-            migrations.upgrade(ROOT / "services" / svc, url)
+        server = postgres(stack, WORK)
+        nats_url = nats(stack, WORK)
+        urls = service_databases(stack, server, f"bench_prr_{os.getpid()}")
         prefix = f"BPRR{os.getpid()}"
-        stack.push("delete NATS streams", lambda: asyncio.run(_delete_streams(nats_url, prefix)))
+        stack.push("delete NATS streams", lambda: asyncio.run(delete_streams(nats_url, prefix)))
         github = e2e_standin()
         stack.push("stop the GitHub stand-in", github.close)
         # Self-hosted: one plan without repository caps (the e2e harness runs hosted).

@@ -45,10 +45,9 @@ from typing import Any
 import httpx
 import psycopg
 
-from bench.latency.__main__ import WORK, Stack, _plans_env, create_token
-from services.devrun.infra import SERVICES_WITH_DB, EmbeddedNats, create_databases, database_url, drop_databases
-from services.devrun.system import ROOT
-from services.kit import migrations
+from bench.latency.__main__ import WORK, _plans_env, create_token
+from bench.stack import Stack, postgres, service_databases
+from services.devrun.infra import EmbeddedNats
 from tests.e2e.harness import RunningSystem, build_system
 from tests.indexer.support import sample_repo
 from tests.standins.github_api import GitHubStandIn, e2e_standin
@@ -104,21 +103,11 @@ def plans() -> str:
     return json.dumps(catalogue)
 
 
-def _postgres() -> str:
-    return os.environ.get("CR_TEST_POSTGRES_URL") or "postgresql://postgres@127.0.0.1:5432/postgres"
-
-
 def start(stack: Stack, work: Path) -> tuple[RunningSystem, EmbeddedNats]:
     nats = EmbeddedNats(work / "nats")
     nats_url = nats.start()
     stack.push("nats", nats.stop)
-    server = _postgres()
-    names = {name: f"bench_soak_{os.getpid()}_{name}" for name in SERVICES_WITH_DB}
-    stack.push("drop databases", lambda: drop_databases(server, list(names.values())))
-    create_databases(server, list(names.values()), recreate=True)
-    urls = {name: database_url(server, db) for name, db in names.items()}
-    for name, url in urls.items():
-        migrations.upgrade(ROOT / "services" / name, url)
+    urls = service_databases(stack, postgres(stack, work), f"bench_soak_{os.getpid()}")
     system = build_system(nats_url, urls, f"SOAK{os.getpid()}", work, extra_env={"CR_BILLING_PLANS": plans()})
     stack.push("stop services", system.stop)
     system.start(timeout=120)
