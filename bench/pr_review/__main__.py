@@ -97,18 +97,20 @@ def sign(body: bytes) -> str:
     return "sha256=" + hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
 
 
-def deliver(http: httpx.Client, event: str, payload: dict[str, Any]) -> dict[str, Any]:
+def deliver(http: httpx.Client, event: str, payload: dict[str, Any]) -> str:
+    """Send a signed delivery; its id (hostapp answers once it is recorded, and applies it after)."""
     raw = json.dumps(payload).encode()
+    delivery = str(uuid.uuid4())
     headers = {
         "X-GitHub-Event": event,
-        "X-GitHub-Delivery": str(uuid.uuid4()),
+        "X-GitHub-Delivery": delivery,
         "X-Hub-Signature-256": sign(raw),
         "Content-Type": "application/json",
     }
     reply = http.post("/webhooks/code_host", content=raw, headers=headers)
     if reply.status_code != 200:
         raise RuntimeError(f"webhook {event} -> {reply.status_code}: {reply.text[:300]}")
-    return dict(reply.json())
+    return delivery
 
 
 def pull_request_event(full_name: str, number: int, head: str, action: str) -> dict[str, Any]:
@@ -129,6 +131,20 @@ class Bench:
         self.auth = {"Authorization": f"Bearer {token}"}
         url = system.layout.database_urls["hostapp"].replace("postgresql+psycopg://", "postgresql://")
         self.hostapp_db = psycopg.connect(url, autocommit=True)
+
+    def applied(self, delivery: str, timeout: float = 60) -> str:
+        """The job id hostapp's delivery processor gave a delivery ('' for none)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            row = self.hostapp_db.execute(
+                "select coalesce(job_id, '') from webhook_deliveries where delivery_id = %s"
+                " and processed_at is not null",
+                (delivery,),
+            ).fetchone()
+            if row:
+                return str(row[0])
+            time.sleep(0.05)
+        raise RuntimeError(f"delivery {delivery} was not applied in {timeout} s")
 
     def job(self, job_id: str) -> tuple[str, str, int | None]:
         row = self.hostapp_db.execute(
@@ -173,9 +189,8 @@ class Bench:
                 self.github.set_files(corpus.name, number, pull_files(bare, pr.base, head))
                 started = time.monotonic()
                 action = "opened" if i == 0 else "synchronize"
-                job_id = str(
-                    deliver(self.http, "pull_request", pull_request_event(corpus.name, number, head, action))["job_id"]
-                )
+                delivery = deliver(self.http, "pull_request", pull_request_event(corpus.name, number, head, action))
+                job_id = self.applied(delivery)
                 state, conclusion, run_id = self._wait(job_id)
                 tally.pushes += 1
                 tally.states[state] = tally.states.get(state, 0) + 1
@@ -279,7 +294,7 @@ def main() -> int:
         installed["repositories"] = [
             {"id": 9000 + i, "name": c.short, "full_name": c.name, "private": False} for i, c in enumerate(chosen)
         ]
-        deliver(bench.http, "installation", installed)
+        bench.applied(deliver(bench.http, "installation", installed))  # records before the index asks
         started = time.monotonic()
         failed = bench.index([c.name for c in chosen], {c.name: c.commit for c in chosen}, args.index_timeout)
         print(f"indexed and learned {len(chosen) - len(failed)} repositories in {time.monotonic() - started:.0f} s")

@@ -1,5 +1,6 @@
-"""The hostapp service process: the gRPC servicer, the PR job worker, the index-event
-consumers that release waiting jobs, and the reconciler."""
+"""The hostapp service process: the gRPC servicer (webhook intake, credentials), the webhook
+delivery processor, the PR job worker, the index-event consumers that release waiting jobs,
+and the reconciler."""
 
 from __future__ import annotations
 
@@ -8,9 +9,11 @@ from pathlib import Path
 
 from services.contracts.v1 import analyzer_pb2, analyzer_pb2_grpc, hostapp_pb2_grpc, indexer_pb2, indexer_pb2_grpc
 from services.hostapp import indexing
+from services.hostapp.deliveries import DeliveryProcessor
 from services.hostapp.feedback import FeedbackSender
 from services.hostapp.github import GitHubApp
 from services.hostapp.indexing import IndexGate
+from services.hostapp.intake import Intake
 from services.hostapp.models import inbox, outbox
 from services.hostapp.reconciler import Reconciler
 from services.hostapp.servicer import HostAppServicer
@@ -35,9 +38,13 @@ async def setup(runtime: ServiceRuntime) -> None:
     )
     feedback = FeedbackSender(runtime.db, github, analyzer, settings)
     runtime.supervise("feedback-sender", feedback.run, stop=feedback.stop, stall_after=300.0)
+    processor = DeliveryProcessor(
+        runtime.db, slug=settings.app_slug, wake_relay=runtime.wake_relay, wake_feedback=feedback.wake
+    )
+    runtime.supervise("webhook-deliveries", processor.run, stop=processor.stop)
     runtime.server.add(
         hostapp_pb2_grpc.add_HostAppServiceServicer_to_server,
-        HostAppServicer(runtime.db, github, runtime.wake_relay, wake_feedback=feedback.wake, slug=settings.app_slug),
+        HostAppServicer(runtime.db, github, Intake(runtime.db, wake=processor.wake)),
         "services.contracts.v1.HostAppService",
     )
     tracker = Tracker(runtime.db, github, wake=feedback.wake)

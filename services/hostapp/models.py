@@ -3,7 +3,7 @@ webhook deliveries, PR analysis jobs, and what hostapp knows of each repository'
 
 from __future__ import annotations
 
-from sqlalchemy import BigInteger, Boolean, Index, Integer, String, Text, UniqueConstraint, text
+from sqlalchemy import BigInteger, Boolean, Identity, Index, Integer, LargeBinary, String, Text, UniqueConstraint, text
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
 from services.kit.db import new_id, now_ms, service_metadata
@@ -57,9 +57,13 @@ class InstallationRepository(Base):
 
 
 class WebhookDelivery(Base):
-    """Every delivery seen, under its unique X-GitHub-Delivery id (de-duplication, audit)."""
+    """Every delivery seen, under its unique X-GitHub-Delivery id (de-duplication, audit).
+
+    Recorded with its payload when it is acknowledged; processed after (``processed_at`` set,
+    the payload dropped) by ``deliveries.DeliveryProcessor``."""
 
     __tablename__ = "webhook_deliveries"
+    __table_args__ = (Index("ix_webhook_deliveries_unprocessed", "seq", postgresql_where=text("processed_at IS NULL")),)
     delivery_id: Mapped[str] = mapped_column(String(100), primary_key=True)
     event: Mapped[str] = mapped_column(String(100))
     action: Mapped[str] = mapped_column(String(100), default="")
@@ -68,6 +72,9 @@ class WebhookDelivery(Base):
     outcome: Mapped[str] = mapped_column(String(200), default="")
     job_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
     received_at: Mapped[int] = mapped_column(BigInteger, default=now_ms, index=True)
+    payload: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # until processed
+    processed_at: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
+    seq: Mapped[int] = mapped_column(BigInteger, Identity())  # arrival order, for the processor
 
 
 class PrJob(Base):

@@ -2,43 +2,28 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 import grpc
 
 from services.contracts.v1 import hostapp_pb2, hostapp_pb2_grpc
-from services.hostapp import credentials, webhooks
+from services.hostapp import credentials
 from services.hostapp.github import GitHubApp
+from services.hostapp.intake import Intake
 from services.kit.db import Database
 
 
 class HostAppServicer(hostapp_pb2_grpc.HostAppServiceServicer):
-    def __init__(
-        self,
-        db: Database,
-        github: GitHubApp,
-        wake: Callable[[], None] = lambda: None,
-        *,
-        wake_feedback: Callable[[], None] = lambda: None,
-        slug: str = webhooks.DEFAULT_SLUG,
-    ) -> None:
+    def __init__(self, db: Database, github: GitHubApp, intake: Intake | None = None) -> None:
         self.db = db
         self.github = github
-        self.wake = wake
-        self.wake_feedback = wake_feedback
-        self.slug = slug
+        self.intake = intake or Intake(db)
 
     async def HandleWebhook(
         self, request: hostapp_pb2.HostWebhookRequest, context: grpc.aio.ServicerContext
     ) -> hostapp_pb2.HostWebhookResponse:
-        outcome = await webhooks.receive(self.db, request.delivery_id, request.event, request.payload, slug=self.slug)
-        if outcome.conversation:
-            self.wake_feedback()  # a verdict or a reply is committed: deliver it now
-        elif outcome.handled:
-            self.wake()  # the job or event is committed: relay it now rather than at the next poll
-        return hostapp_pb2.HostWebhookResponse(
-            duplicate=outcome.duplicate, handled=outcome.handled, job_id=outcome.job_id
-        )
+        # Recorded, not yet applied: what the delivery does is decided after this answer
+        # (deliveries.py), so the answer names no job.
+        receipt = await self.intake.receive(request.delivery_id, request.event, request.payload)
+        return hostapp_pb2.HostWebhookResponse(duplicate=receipt.duplicate, handled=not receipt.duplicate)
 
     async def GetCloneCredentials(
         self, request: hostapp_pb2.CloneCredentialsRequest, context: grpc.aio.ServicerContext

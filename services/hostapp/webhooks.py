@@ -1,9 +1,9 @@
 """Code-host webhook rules (spec: "Code-host events", "Subscription and installation moves").
 
-The gateway verified the signature over the raw body. Here, in one transaction (``receive``):
-the delivery is recorded under its X-GitHub-Delivery id (ON CONFLICT DO NOTHING, so a
-redelivery is a no-op), the effect is applied, and any job or event goes to the outbox.
-Nothing is sent to the code host while handling a delivery: GitHub waits only 10 s.
+A delivery was checked and recorded when it was acknowledged (``intake.py``); its effect is
+applied here, after the answer, by the delivery processor (``deliveries.py``), in the
+processor's transaction: the state change, any job or event in the outbox, and the delivery's
+outcome commit together. Nothing is sent to the code host while applying a delivery.
 """
 
 from __future__ import annotations
@@ -13,18 +13,12 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
-from sqlalchemy.exc import DBAPIError
-from sqlalchemy.exc import TimeoutError as PoolTimeout
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from services.contracts.v1 import events_pb2
-from services.hostapp import conversation, jobs, queries
+from services.hostapp import conversation, intake, jobs, queries
 from services.hostapp.models import ACTIVE, COMPLETED, FAILED, REMOVED, SKIPPED, SUSPENDED, outbox
-from services.hostapp.payload_bounds import header_problem, payload_problem
 from services.kit.bus import SUBJECT_INSTALLATION_REPOS
-from services.kit.db import Database
-from services.kit.errors import ServiceError
 from services.kit.outbox import add_event
 
 log = logging.getLogger(__name__)
@@ -44,50 +38,17 @@ class Outcome:
     job_id: str = ""
     duplicate: bool = False
     conversation: bool = False  # a verdict or reply was queued for the feedback sender
-    refused: str = ""  # an impossible value (payload_bounds.py): recorded, then answered 400
 
 
 Handler = Callable[[AsyncSession, str, str, dict[str, Any]], Awaitable[Outcome]]
 
 
-async def receive(db: Database, delivery_id: str, event: str, body: bytes, *, slug: str = DEFAULT_SLUG) -> Outcome:
-    """``HandleWebhook``: one delivery in one unit of work. A database outage must answer 5xx,
-    so the code host shows the delivery as failed (and the reconciler can have it redelivered)
-    rather than as a client error."""
-    try:
-        async with db.session() as session:
-            result = await handle(session, delivery_id, event, body, slug=slug)
-    except (DBAPIError, PoolTimeout):
-        raise ServiceError("service_unavailable", "the hostapp database is unavailable") from None
-    if result.refused:
-        raise ServiceError("bad_request", result.refused, {"delivery_id": delivery_id})
-    return result
-
-
-async def handle(
-    session: AsyncSession, delivery_id: str, event: str, body: bytes, *, slug: str = DEFAULT_SLUG
+async def apply(
+    session: AsyncSession, delivery_id: str, event: str, payload: dict[str, Any], *, slug: str = DEFAULT_SLUG
 ) -> Outcome:
-    problem = header_problem(delivery_id, event)
-    if problem:
-        raise ServiceError("bad_request", problem)
-    try:
-        payload = orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise ServiceError("bad_request", "payload is not JSON") from None
-    if not isinstance(payload, dict):
-        raise ServiceError("bad_request", "payload is not a JSON object")
-    problem = payload_problem(event, payload)
-    action = "" if problem else str(payload.get("action") or "")
-    installation_id = None if problem else _installation_id(payload)
-    if not await queries.record_delivery(session, delivery_id, event, action, installation_id):
-        log.info("webhook.code_host.duplicate %s (%s.%s)", delivery_id, event, action)
-        recorded = await queries.delivery(session, delivery_id)
-        return Outcome(False, "duplicate delivery", (recorded.job_id or "") if recorded else "", duplicate=True)
-    if problem:
-        outcome = f"refused: {problem}"[:200]
-        await queries.set_delivery_outcome(session, delivery_id, False, outcome, None)
-        log.warning("webhook.code_host.refused %s (%s): %s", delivery_id, event, problem)
-        return Outcome(False, outcome, refused=problem)
+    """The effect of one recorded delivery (``intake.py`` checked and recorded it), in the
+    caller's unit of work; the caller stores the outcome with the delivery."""
+    action = str(payload.get("action") or "")
     handler = HANDLERS.get(event)
     if handler is not None:
         result = await handler(session, delivery_id, action, payload)
@@ -96,16 +57,8 @@ async def handle(
         result = Outcome(handled, said, conversation=handled)
     else:
         result = Outcome(False, "unknown_event")
-    await queries.set_delivery_outcome(session, delivery_id, result.handled, result.outcome, result.job_id or None)
-    log.info("webhook.code_host.received %s %s.%s: %s", delivery_id, event, action, result.outcome)
+    log.info("webhook.code_host.processed %s %s.%s: %s", delivery_id, event, action, result.outcome)
     return result
-
-
-def _installation_id(payload: dict[str, Any]) -> int | None:
-    installation = payload.get("installation")
-    if isinstance(installation, dict) and isinstance(installation.get("id"), int):
-        return int(installation["id"])
-    return None
 
 
 def _account(payload: dict[str, Any]) -> tuple[str, str]:
@@ -130,7 +83,7 @@ async def _announce(
 
 
 async def on_installation(session: AsyncSession, delivery_id: str, action: str, payload: dict[str, Any]) -> Outcome:
-    installation_id = _installation_id(payload)
+    installation_id = intake.installation_id(payload)
     if installation_id is None:
         return Outcome(False, "no installation id")
     login, kind = _account(payload)
@@ -164,7 +117,7 @@ async def on_installation(session: AsyncSession, delivery_id: str, action: str, 
 async def on_installation_repositories(
     session: AsyncSession, delivery_id: str, action: str, payload: dict[str, Any]
 ) -> Outcome:
-    installation_id = _installation_id(payload)
+    installation_id = intake.installation_id(payload)
     if installation_id is None:
         return Outcome(False, "no installation id")
     login, kind = _account(payload)
@@ -191,7 +144,7 @@ async def on_installation_repositories(
 async def on_pull_request(session: AsyncSession, delivery_id: str, action: str, payload: dict[str, Any]) -> Outcome:
     if action not in PR_ACTIONS:
         return Outcome(False, f"ignored action {action!r}")
-    installation_id = _installation_id(payload)
+    installation_id = intake.installation_id(payload)
     pr = payload.get("pull_request") or {}
     full_name = str((payload.get("repository") or {}).get("full_name") or "")
     number = pr.get("number")
@@ -220,7 +173,7 @@ async def on_check_run(session: AsyncSession, delivery_id: str, action: str, pay
         return Outcome(False, f"ignored action {action!r}")
     external_id = str((payload.get("check_run") or {}).get("external_id") or "")
     earlier = await queries.job(session, external_id) if external_id else None
-    installation_id = _installation_id(payload)
+    installation_id = intake.installation_id(payload)
     if earlier is None or earlier.installation_id != installation_id:
         return Outcome(False, "ignored: not a check run of ours")
     result = await jobs.enqueue(

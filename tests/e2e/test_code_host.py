@@ -62,6 +62,14 @@ def wait_for(check: Callable[[], Any], timeout: float = 30, what: str = "") -> A
     raise AssertionError(f"timed out waiting for {what}")
 
 
+def applied(system: RunningSystem, delivery: str) -> tuple[bool, str, str]:
+    """(handled, outcome, job id) of a delivery, once hostapp applied it: the answer only says
+    it was recorded; its effect follows (services/hostapp/deliveries.py)."""
+    sql = "select handled, outcome, coalesce(job_id, '') from webhook_deliveries where delivery_id = %s"
+    sql += " and processed_at is not null"
+    return tuple(wait_for(lambda: query(system, sql, delivery), what=f"delivery {delivery} applied")[0])  # type: ignore[return-value]
+
+
 def pull_request(action: str, full_name: str, number: int, head: str) -> dict[str, Any]:
     body = load("pull_request.opened.json")
     body["action"] = action
@@ -92,10 +100,12 @@ def test_bad_or_missing_signature_is_401_and_records_nothing(system: RunningSyst
 def test_installation_fixtures_through_the_gateway(system: RunningSystem, http: httpx.Client) -> None:
     created = send(http, "installation", load("installation.created.json"), "e2e-created")
     assert created.status_code == 200, created.text
-    assert created.json()["handled"] is True
+    assert created.json()["duplicate"] is False
+    assert applied(system, "e2e-created")[0] is True
     again = send(http, "installation", load("installation.created.json"), "e2e-created")
     assert again.json()["duplicate"] is True
-    assert send(http, "installation_repositories", load("installation_repositories.added.json")).json()["handled"]
+    assert send(http, "installation_repositories", load("installation_repositories.added.json"), "e2e-added")
+    assert applied(system, "e2e-added")[0] is True
     rows = query(system, "select full_name, status from installation_repositories where installation_id = 957387")
     assert sorted(rows) == [("Codertocat/Hello-World", "active"), ("Codertocat/Space", "active")]
     assert query(system, "select count(*) from webhook_deliveries where delivery_id = 'e2e-created'") == [(1,)]
@@ -103,9 +113,9 @@ def test_installation_fixtures_through_the_gateway(system: RunningSystem, http: 
 
 def test_ignored_pull_request_actions_make_no_job(system: RunningSystem, http: httpx.Client) -> None:
     for action in ("closed", "edited"):
-        reply = send(http, "pull_request", pull_request(action, "e2e/ignored", 1, "1" * 40))
+        reply = send(http, "pull_request", pull_request(action, "e2e/ignored", 1, "1" * 40), f"e2e-{action}")
         assert reply.status_code == 200, reply.text
-        assert reply.json()["handled"] is False
+        assert applied(system, f"e2e-{action}")[:2] == (False, f"ignored action {action!r}")
     assert query(system, "select count(*) from pr_jobs where repo_key = 'e2e/ignored'") == [(0,)]
 
 
@@ -117,14 +127,15 @@ def _job(system: RunningSystem, job_id: str) -> tuple[Any, ...] | None:
 def test_a_pr_job_runs_through_the_worker(system: RunningSystem, http: httpx.Client, github: GitHubStandIn) -> None:
     head = "a1" * 20
     github.set_pull("e2e/worker", 3, head_sha=head)
-    first = send(http, "pull_request", pull_request("opened", "e2e/worker", 3, head)).json()
-    second = send(http, "pull_request", pull_request("synchronize", "e2e/worker", 3, head)).json()
-    assert first["handled"]
-    assert second["job_id"] == first["job_id"]  # the same head, delivered twice: one job
+    send(http, "pull_request", pull_request("opened", "e2e/worker", 3, head), "e2e-worker-1")
+    send(http, "pull_request", pull_request("synchronize", "e2e/worker", 3, head), "e2e-worker-2")
+    handled, _, job_id = applied(system, "e2e-worker-1")
+    assert handled
+    assert applied(system, "e2e-worker-2")[2] == job_id  # the same head, delivered twice: one job
     # Which outcome depends on the real indexer and analyzer (this repository is not indexed):
     # the job waits for the index, or the analyzer declines or fails and the check run says so.
     state = wait_for(
-        lambda: (j := _job(system, first["job_id"])) and j[0] in ("waiting_index", *FINAL) and j,
+        lambda: (j := _job(system, job_id)) and j[0] in ("waiting_index", *FINAL) and j,
         what="the job to run",
     )
     (post,) = github.calls_to("POST", "/repos/e2e/worker/check-runs")
@@ -148,7 +159,8 @@ def test_hostapp_killed_mid_job_is_redelivered(
     head = "b2" * 20
     github.set_pull("e2e/killed", 4, head_sha=head)
     stall = github.stall("GET", "/repos/e2e/killed/pulls/4")
-    job_id = send(http, "pull_request", pull_request("opened", "e2e/killed", 4, head)).json()["job_id"]
+    send(http, "pull_request", pull_request("opened", "e2e/killed", 4, head), "e2e-killed")
+    job_id = applied(system, "e2e-killed")[2]
     assert stall.entered.wait(30), "the worker never asked for the pull request"
     assert _job(system, job_id)[:2] == ("running", 1)
 

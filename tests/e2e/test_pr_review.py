@@ -25,7 +25,7 @@ import pytest
 from tests.analyzer.service_corpus import git, make_git_repo
 from tests.e2e.conftest import admin_token
 from tests.e2e.harness import RunningSystem
-from tests.e2e.test_code_host import send, wait_for
+from tests.e2e.test_code_host import applied, send, wait_for
 from tests.standins.github_api import GitHubStandIn, e2e_standin, pull_files
 from tests.standins.github_api import fixture as load
 
@@ -126,7 +126,8 @@ def hosted(system: RunningSystem, http: httpx.Client) -> Hosted:
     installed = load("installation.created.json")
     installed["installation"]["id"] = INSTALLATION
     installed["repositories"] = [{"id": 9001, "name": "shop", "full_name": REPO, "private": False}]
-    assert send(http, "installation", installed).json()["handled"]
+    assert send(http, "installation", installed, "pr-review-installed").status_code == 200
+    assert applied(system, "pr-review-installed")[0]  # the records exist before the index asks for them
     auth = {"Authorization": f"Bearer {admin_token(system, 'pr-owner')}"}
     status = http.post("/v1/repositories/host_index", json={"full_name": REPO}, headers=auth)
     assert status.status_code == 202, status.text
@@ -163,20 +164,21 @@ def push(system: RunningSystem, http: httpx.Client, h: Hosted, number: int, file
     h.github.set_files(REPO, number, pull_files(h.bare, h.base, head))
     action = "synchronize" if number in h.heads else "opened"
     h.heads.setdefault(number, []).append(head)
-    job_id = deliver(http, number, head, action)
+    job_id = deliver(system, http, number, head, action)
     return head, wait_job(system, job_id)
 
 
-def deliver(http: httpx.Client, number: int, head: str, action: str) -> str:
+def deliver(system: RunningSystem, http: httpx.Client, number: int, head: str, action: str) -> str:
     body = load("pull_request.opened.json")
     body.update(action=action, number=number)
     body["installation"]["id"] = INSTALLATION
     body["repository"]["full_name"] = REPO
     body["pull_request"]["number"] = number
     body["pull_request"]["head"]["sha"] = head
-    reply = send(http, "pull_request", body, str(uuid.uuid4()))
+    delivery = str(uuid.uuid4())
+    reply = send(http, "pull_request", body, delivery)
     assert reply.status_code == 200, reply.text
-    return str(reply.json()["job_id"])
+    return applied(system, delivery)[2]
 
 
 def wait_job(system: RunningSystem, job_id: str) -> dict[str, Any]:
@@ -249,7 +251,7 @@ def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fixed(
 
     # The same head again under a new delivery id (a redelivery, a re-open): no second review.
     runs = len(h.github.calls_to("POST", f"/repos/{REPO}/check-runs"))
-    again = deliver(http, 1, head3, "reopened")
+    again = deliver(system, http, 1, head3, "reopened")
     assert again == db_rows(system, "hostapp", "select id from pr_jobs where head_sha = %s", head3)[0][0]
     assert len(h.github.calls_to("POST", f"/repos/{REPO}/check-runs")) == runs
     assert db_rows(system, "hostapp", "select count(*) from pr_jobs where head_sha = %s", head3) == [(1,)]
@@ -285,7 +287,8 @@ def test_a_thread_resolved_by_a_person_is_dismissed(system: RunningSystem, http:
     event["pull_request"]["number"] = 3
     event["pull_request"]["head"]["sha"] = head
     event["thread"]["comments"][0]["id"] = comment["id"]
-    assert send(http, "pull_request_review_thread", event).json()["handled"]
+    assert send(http, "pull_request_review_thread", event, "pr-review-resolved").status_code == 200
+    assert applied(system, "pr-review-resolved")[0]
     fingerprint = db_rows(system, "hostapp", "select fingerprint from pr_findings where comment_id = %s", comment["id"])
     wait_for(lambda: verdicts(system).get(fingerprint[0][0]) == "dismissed", 20, "the dismissed verdict")
 

@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
 from sqlalchemy import select, text
 
+from services.hostapp import queries, webhooks
+from services.hostapp.deliveries import DeliveryProcessor
+from services.hostapp.intake import Intake
 from services.hostapp.models import Base, InstallationRepository, PrJob, WebhookDelivery
 from services.hostapp.settings import HostAppSettings
 from services.kit.db import Database
@@ -84,3 +88,20 @@ async def all_jobs(db: Database) -> list[PrJob]:
 async def deliveries(db: Database) -> dict[str, WebhookDelivery]:
     async with db.session() as session:
         return {d.delivery_id: d for d in (await session.execute(select(WebhookDelivery))).scalars()}
+
+
+async def deliver_and_process(
+    db: Database, event: str, body: bytes, delivery_id: str = "", *, processor: DeliveryProcessor | None = None
+) -> webhooks.Outcome:
+    """A signed delivery as hostapp takes it: recorded and answered (``Intake``), then applied
+    by the delivery processor; the outcome the processor stored for it."""
+    delivery_id = delivery_id or str(uuid.uuid4())
+    receipt = await Intake(db).receive(delivery_id, event, body)
+    outcomes = await (processor or DeliveryProcessor(db)).process_pending()
+    if receipt.duplicate:
+        async with db.session() as session:
+            recorded = await queries.delivery(session, delivery_id)
+        return webhooks.Outcome(
+            False, "duplicate delivery", (recorded.job_id or "") if recorded else "", duplicate=True
+        )
+    return outcomes[delivery_id]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import Awaitable, Callable
 from typing import Any
 
@@ -20,6 +19,7 @@ from services.contracts.v1 import (
     indexer_pb2_grpc,
 )
 from services.hostapp import indexing, webhooks
+from services.hostapp.deliveries import DeliveryProcessor
 from services.hostapp.feedback import FeedbackSender
 from services.hostapp.github import GitHubApp
 from services.hostapp.indexing import IndexGate
@@ -34,7 +34,7 @@ from services.kit.grpc_client import make_channel
 from services.kit.grpc_server import GrpcServer
 from services.kit.inbox import EventConsumer
 from services.kit.outbox import OutboxRelay
-from tests.hostapp.conftest import settings_for
+from tests.hostapp.conftest import deliver_and_process, settings_for
 from tests.standins.github_api import GitHubStandIn
 
 
@@ -168,14 +168,10 @@ class Hostapp:
         await asyncio.gather(self.worker_task, return_exceptions=True)
 
     async def deliver(self, event: str, body: dict[str, Any], delivery_id: str = "") -> webhooks.Outcome:
-        async with self.db.session() as session:
-            out = await webhooks.handle(
-                session, delivery_id or str(uuid.uuid4()), event, orjson.dumps(body), slug=self.settings.app_slug
-            )
-        if out.conversation:
-            self.feedback.wake()
-        self.relay.wake()
-        return out
+        processor = DeliveryProcessor(
+            self.db, slug=self.settings.app_slug, wake_relay=self.relay.wake, wake_feedback=self.feedback.wake
+        )
+        return await deliver_and_process(self.db, event, orjson.dumps(body), delivery_id, processor=processor)
 
     async def job(self, job_id: str) -> PrJob:
         async with self.db.session() as session:

@@ -12,19 +12,18 @@ from sqlalchemy import select
 
 from services.contracts.v1 import events_pb2
 from services.hostapp import queries, webhooks
+from services.hostapp.intake import Intake
 from services.hostapp.models import Installation, outbox
 from services.kit.bus import SUBJECT_INSTALLATION_REPOS, SUBJECT_PR_JOB
 from services.kit.db import Database
 from services.kit.errors import ServiceError
-from tests.hostapp.conftest import all_jobs, deliveries, payload, raw, records
+from tests.hostapp.conftest import all_jobs, deliver_and_process, deliveries, payload, raw, records
 
 PR_HEAD = "ec26c3e57ca3a959ca5aad62de7213c562f8c821"
 
 
 async def deliver(db: Database, event: str, body: bytes | dict[str, Any], delivery_id: str = "") -> webhooks.Outcome:
-    data = body if isinstance(body, bytes) else orjson.dumps(body)
-    async with db.session() as session:
-        return await webhooks.handle(session, delivery_id or str(uuid.uuid4()), event, data)
+    return await deliver_and_process(db, event, body if isinstance(body, bytes) else orjson.dumps(body), delivery_id)
 
 
 async def seed(db: Database, installation_id: int, names: dict[str, str]) -> None:
@@ -316,7 +315,7 @@ async def test_impossible_values_are_recorded_and_refused_with_400(
 ) -> None:
     delivery = str(uuid.uuid4())
     with pytest.raises(ServiceError) as err:
-        await webhooks.receive(db, delivery, event, orjson.dumps(body))
+        await Intake(db).receive(delivery, event, orjson.dumps(body))
     assert err.value.code == "bad_request"
     assert named in err.value.message
     recorded = (await deliveries(db))[delivery]
@@ -325,12 +324,12 @@ async def test_impossible_values_are_recorded_and_refused_with_400(
     assert named in recorded.outcome
     assert await all_jobs(db) == []
     # A redelivery of the same id is the recorded no-op, not a second refusal.
-    assert (await webhooks.receive(db, delivery, event, orjson.dumps(body))).duplicate
+    assert (await Intake(db).receive(delivery, event, orjson.dumps(body))).duplicate
 
 
 @pytest.mark.parametrize(("delivery", "event"), [("d" * 5000, "pull_request"), ("ok", "e" * 500), ("a b", "x")])
 async def test_headers_that_cannot_be_recorded_are_refused(db: Database, delivery: str, event: str) -> None:
     with pytest.raises(ServiceError) as err:
-        await webhooks.receive(db, delivery, event, raw("pull_request.opened"))
+        await Intake(db).receive(delivery, event, raw("pull_request.opened"))
     assert err.value.code == "bad_request"
     assert await deliveries(db) == {}

@@ -1,0 +1,132 @@
+"""The delivery processor: applies recorded code-host deliveries after they were acknowledged.
+
+``intake.py`` recorded each delivery with its payload and answered. Here the recorded,
+unprocessed deliveries are read in arrival order (``FOR UPDATE SKIP LOCKED``: replicas share
+the work, none applies a delivery twice) and each one's effect (``webhooks.apply``: records,
+jobs, outbox events, conversation rows) commits with its outcome and ``processed_at`` in the
+batch's transaction. A process that dies mid-batch commits nothing of it: the deliveries stay
+unprocessed and the next pass (this process after a restart, or another replica) applies them.
+
+A delivery whose effect fails for a reason that another attempt cannot fix (a value the
+database refuses, a bug) is rolled back to its savepoint and stored ``failed: ...``, so one
+delivery cannot hold back the ones after it; a database outage fails the whole batch, which
+is tried again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+
+import orjson
+from sqlalchemy import select, update
+from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from services.hostapp import webhooks
+from services.hostapp.models import WebhookDelivery, now_ms
+from services.kit.db import Database
+from services.kit.supervision import beat, idle
+
+log = logging.getLogger(__name__)
+
+
+class DeliveryProcessor:
+    def __init__(
+        self,
+        db: Database,
+        *,
+        slug: str = webhooks.DEFAULT_SLUG,
+        wake_relay: Callable[[], None] = lambda: None,
+        wake_feedback: Callable[[], None] = lambda: None,
+        poll_seconds: float = 2.0,
+        batch: int = 100,
+    ) -> None:
+        self.db = db
+        self.slug = slug
+        self.wake_relay = wake_relay
+        self.wake_feedback = wake_feedback
+        self.poll_seconds = poll_seconds  # a wake-up lost (another replica recorded it) costs this much
+        self.batch = batch
+        self._wake = asyncio.Event()
+        self._stopping = False
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+
+    async def run(self) -> None:
+        while not self._stopping:
+            self._wake.clear()
+            try:
+                outcomes = await self.process_pending()
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # the database is away: the deliveries wait, recorded
+                log.warning("webhook deliveries not processed, will retry: %s", exc)
+                outcomes = {}
+            beat()  # progress is per batch committed (or an outage ridden out), not per loop turn
+            if len(outcomes) >= self.batch:
+                continue  # more are waiting
+            with idle():
+                try:
+                    await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
+                except TimeoutError:
+                    pass
+
+    async def process_pending(self, batch: int | None = None) -> dict[str, webhooks.Outcome]:
+        """Apply up to ``batch`` recorded deliveries, oldest first; their outcomes by delivery id."""
+        outcomes: dict[str, webhooks.Outcome] = {}
+        d = WebhookDelivery
+        async with self.db.session() as session:
+            rows = (
+                await session.execute(
+                    select(d.delivery_id, d.event, d.payload)
+                    .where(d.processed_at.is_(None))
+                    .order_by(d.seq)
+                    .limit(batch or self.batch)
+                    .with_for_update(skip_locked=True)
+                )
+            ).all()
+            for delivery_id, event, payload in rows:
+                outcome = await self._apply(session, delivery_id, event, payload)
+                await session.execute(
+                    update(d)
+                    .where(d.delivery_id == delivery_id)
+                    .values(
+                        handled=outcome.handled,
+                        outcome=outcome.outcome[:200],
+                        job_id=outcome.job_id or None,
+                        processed_at=now_ms(),
+                        payload=None,  # applied: the outcome is the record from now on
+                    )
+                )
+                outcomes[delivery_id] = outcome
+        if any(o.conversation for o in outcomes.values()):
+            self.wake_feedback()  # a verdict or a reply is committed: deliver it now
+        if any(o.handled and not o.conversation for o in outcomes.values()):
+            self.wake_relay()  # a job or event is committed: relay it now rather than at the next poll
+        return outcomes
+
+    async def _apply(
+        self, session: AsyncSession, delivery_id: str, event: str, payload: bytes | None
+    ) -> webhooks.Outcome:
+        try:
+            body = orjson.loads(payload or b"{}")
+        except orjson.JSONDecodeError:  # checked before it was recorded: only a damaged row
+            return webhooks.Outcome(False, "failed: payload is not JSON")
+        try:
+            async with session.begin_nested():
+                return await webhooks.apply(session, delivery_id, event, body, slug=self.slug)
+        except (OperationalError, InterfaceError):
+            raise  # the connection or the server: the batch is tried again
+        except Exception as exc:
+            if not isinstance(exc, DBAPIError):
+                log.exception("webhook delivery %s (%s) failed", delivery_id, event)
+            else:
+                log.warning("webhook delivery %s (%s) refused by the database: %s", delivery_id, event, exc)
+            return webhooks.Outcome(False, f"failed: {type(exc).__name__}")

@@ -1,0 +1,165 @@
+"""The request path of a code-host delivery: check, record, acknowledge; nothing else.
+
+The gateway verified the signature over the raw body. Here the delivery's headers and values
+are checked (``payload_bounds.py``) and the delivery is recorded with its payload under its
+X-GitHub-Delivery id (ON CONFLICT DO NOTHING: a redelivery is a duplicate). The effect of the
+event is applied after the answer, by ``deliveries.DeliveryProcessor``, from the recorded row:
+a crash between the two delays the effect, never loses it.
+
+Deliveries that arrive together are recorded together: one INSERT (one commit) for all the
+records waiting when the previous one finished. A lone delivery waits for nobody; under load a
+statement carries many, so the cost per delivery falls as the rate rises. Every caller is
+answered only after the statement that holds its record committed.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from sqlalchemy import text
+from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
+
+from services.hostapp.payload_bounds import header_problem, payload_problem
+from services.kit.db import Database, now_ms
+from services.kit.errors import ServiceError
+
+log = logging.getLogger(__name__)
+
+MAX_BATCH = 500  # records per statement: bounded so one statement's parameters stay small
+
+# One statement whatever the batch size (so the driver prepares it once): parallel arrays.
+RECORD_SQL = text(
+    """
+    INSERT INTO webhook_deliveries
+        (delivery_id, event, action, installation_id, handled, outcome, received_at, payload, processed_at)
+    SELECT d, e, a, i, false, o, r, p, pa
+    FROM unnest(
+        CAST(:ids AS varchar[]), CAST(:events AS varchar[]), CAST(:actions AS varchar[]),
+        CAST(:installations AS bigint[]), CAST(:outcomes AS varchar[]), CAST(:received AS bigint[]),
+        CAST(:payloads AS bytea[]), CAST(:processed AS bigint[])
+    ) AS t(d, e, a, i, o, r, p, pa)
+    ON CONFLICT (delivery_id) DO NOTHING
+    RETURNING delivery_id
+    """
+)
+
+
+@dataclass(frozen=True)
+class Record:
+    """One delivery's row as the request path writes it."""
+
+    delivery_id: str
+    event: str
+    action: str
+    installation_id: int | None
+    payload: bytes | None  # None for a refused delivery: it will never be processed
+    refused: str = ""  # an impossible value (payload_bounds.py): recorded as already processed
+
+
+@dataclass(frozen=True)
+class Receipt:
+    duplicate: bool  # the delivery id was recorded before: nothing will be done again
+
+
+def check(delivery_id: str, event: str, body: bytes) -> Record:
+    """What to record, or ``bad_request`` for a delivery that cannot be recorded at all."""
+    problem = header_problem(delivery_id, event)
+    if problem:
+        raise ServiceError("bad_request", problem)
+    try:
+        payload = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        raise ServiceError("bad_request", "payload is not JSON") from None
+    if not isinstance(payload, dict):
+        raise ServiceError("bad_request", "payload is not a JSON object")
+    problem = payload_problem(event, payload)
+    if problem:
+        return Record(delivery_id, event, "", None, None, refused=problem)
+    return Record(delivery_id, event, str(payload.get("action") or ""), installation_id(payload), body)
+
+
+def installation_id(payload: dict[str, Any]) -> int | None:
+    installation = payload.get("installation")
+    if isinstance(installation, dict) and isinstance(installation.get("id"), int):
+        return int(installation["id"])
+    return None
+
+
+class Intake:
+    """``HandleWebhook``'s work: one recorded row per delivery, written in shared statements."""
+
+    def __init__(self, db: Database, *, wake: Callable[[], None] = lambda: None, max_batch: int = MAX_BATCH) -> None:
+        self.db = db
+        self.wake = wake  # the processor: a recorded delivery is waiting
+        self.max_batch = max_batch
+        self._waiting: list[tuple[Record, asyncio.Future[bool]]] = []
+        self._writer: asyncio.Task[None] | None = None
+
+    async def receive(self, delivery_id: str, event: str, body: bytes) -> Receipt:
+        """Record the delivery; answer once it is committed. A database outage is
+        ``service_unavailable`` (5xx), so the code host shows the delivery as failed and the
+        reconciler can have it redelivered; an impossible value is recorded, then refused."""
+        record = check(delivery_id, event, body)
+        if not await self._record(record):
+            log.info("webhook.code_host.duplicate %s (%s)", delivery_id, event)
+            return Receipt(duplicate=True)
+        if record.refused:
+            log.warning("webhook.code_host.refused %s (%s): %s", delivery_id, event, record.refused)
+            raise ServiceError("bad_request", record.refused, {"delivery_id": delivery_id})
+        self.wake()
+        return Receipt(duplicate=False)
+
+    async def _record(self, record: Record) -> bool:
+        """True when this call recorded the delivery, False when its id was there already."""
+        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        self._waiting.append((record, done))
+        if self._writer is None or self._writer.done():
+            self._writer = asyncio.create_task(self._write_all())
+        return await done
+
+    async def _write_all(self) -> None:
+        """Write what waits, one statement at a time, until nothing waits."""
+        while self._waiting:
+            batch, self._waiting = self._waiting[: self.max_batch], self._waiting[self.max_batch :]
+            try:
+                inserted = await self._insert([record for record, _ in batch])
+            except (DBAPIError, PoolTimeout, OSError) as exc:
+                log.warning("webhook deliveries not recorded (%d): %s", len(batch), exc)
+                failure = ServiceError("service_unavailable", "the hostapp database is unavailable")
+                for _, done in batch:
+                    if not done.done():
+                        done.set_exception(failure)
+                continue
+            except BaseException as exc:  # a bug, or cancelled: no caller may wait forever
+                for _, done in batch:
+                    if not done.done():
+                        done.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
+                raise
+            for record, done in batch:
+                # The same id twice in one statement: the first is the delivery, the others duplicates.
+                new = record.delivery_id in inserted
+                inserted.discard(record.delivery_id)
+                if not done.done():  # its caller may have given up (deadline): the row stays
+                    done.set_result(new)
+
+    async def _insert(self, records: list[Record]) -> set[str]:
+        now = now_ms()
+        params = {
+            "ids": [r.delivery_id for r in records],
+            "events": [r.event for r in records],
+            "actions": [r.action for r in records],
+            "installations": [r.installation_id for r in records],
+            "outcomes": [f"refused: {r.refused}"[:200] if r.refused else "" for r in records],
+            "received": [now] * len(records),
+            "payloads": [r.payload for r in records],
+            "processed": [now if r.refused else None for r in records],
+        }
+        async with self.db.autocommit() as conn:
+            rows = await conn.execute(RECORD_SQL, params)
+            return {row[0] for row in rows}
