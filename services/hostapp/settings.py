@@ -3,7 +3,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import ClassVar
 
-from pydantic import field_validator
+from pydantic import Field, field_validator
 
 from services.kit.settings import ServiceSettings
 
@@ -39,6 +39,9 @@ class HostAppSettings(ServiceSettings):
     job_ack_wait_seconds: float = 30.0
     job_max_deliver: int = 10
     job_retry_delay_seconds: float = 5.0
+    # Jobs one worker runs at once. A job mostly waits (the code host, the analyzer, the
+    # database), so one at a time left the process idle: see docs/hostapp.md, "Throughput".
+    job_concurrency: int = Field(default=8, ge=1, le=64)
     # A job waiting for its repository's first index gives up after this long.
     index_wait_seconds: float = 6 * 3600.0
 

@@ -95,7 +95,9 @@ class PrWorker:
             service="hostapp",
             ack_wait=settings.job_ack_wait_seconds,
             max_deliver=settings.job_max_deliver,
-            batch=1,  # one long job at a time; the others stay available to other replicas
+            # Only as many messages as free slots: the others stay available to other replicas.
+            batch=settings.job_concurrency,
+            concurrency=settings.job_concurrency,
         )
 
     async def run(self) -> None:

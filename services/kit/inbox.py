@@ -79,6 +79,7 @@ class DurableConsumer:
         max_deliver: int = 5,
         batch: int = 10,
         retry_delay: float = 2.0,
+        concurrency: int = 1,
     ) -> None:
         self.bus = bus
         self.stream = stream
@@ -89,6 +90,9 @@ class DurableConsumer:
         self.max_deliver = max_deliver
         self.batch = batch
         self.retry_delay = retry_delay
+        # Messages handled at once. Above 1, a message is fetched only when a slot is free, so
+        # a replica never holds more than it works on (the rest stay for the other replicas).
+        self.concurrency = max(1, concurrency)
         self._stopping = False
         self._sub: JetStreamContext.PullSubscription | None = None
 
@@ -128,6 +132,9 @@ class DurableConsumer:
                     pass
 
     async def _loop(self, handle: Callable[[Msg], Awaitable[object]]) -> None:
+        if self.concurrency > 1:
+            await self._loop_concurrent(handle)
+            return
         sub = None
         while not self._stopping:
             try:
@@ -151,6 +158,48 @@ class DurableConsumer:
             for msg in msgs:
                 await self._handle_one(msg, handle)
                 beat()  # progress is per message: a batch of slow ones is not a stall
+
+    async def _loop_concurrent(self, handle: Callable[[Msg], Awaitable[object]]) -> None:
+        """Up to ``concurrency`` messages in flight, each in its own task; a fetch asks only for
+        as many as there are free slots. Stopping or cancelling the loop ends its tasks, whose
+        messages stay unacknowledged and are redelivered."""
+        sub = None
+        running: set[asyncio.Task[None]] = set()
+        try:
+            while not self._stopping:
+                if len(running) >= self.concurrency:
+                    await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
+                    continue
+                try:
+                    if sub is None:
+                        sub = self._sub = await self._subscribe()
+                        log.info("consumer %s: subscribed", self.durable)
+                    msgs = await sub.fetch(min(self.batch, self.concurrency - len(running)), timeout=1.0)
+                except (NatsTimeoutError, TimeoutError):
+                    beat()
+                    await self._report_lag(sub)
+                    continue
+                except asyncio.CancelledError:
+                    raise
+                except Exception as exc:
+                    log.warning("consumer %s fetch failed: %s", self.durable, exc)
+                    sub = None
+                    await asyncio.sleep(1.0)
+                    beat()
+                    continue
+                beat()
+                for msg in msgs:
+                    task = asyncio.create_task(self._handle_one(msg, handle))
+                    running.add(task)
+                    task.add_done_callback(running.discard)
+                    task.add_done_callback(lambda _: beat())  # progress is per message done
+            if running:  # stopping: let what runs finish, as the one-at-a-time loop does
+                await asyncio.gather(*running, return_exceptions=True)
+        finally:
+            for task in running:
+                task.cancel()
+            if running:
+                await asyncio.gather(*running, return_exceptions=True)
 
     async def _handle_one(self, msg: Msg, handle: Callable[[Msg], Awaitable[object]]) -> None:
         """One message, heartbeated while it runs; whatever it raises stays with it.

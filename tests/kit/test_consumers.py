@@ -120,3 +120,35 @@ async def test_a_batch_of_slow_messages_is_progress_not_a_stall(bus: Bus) -> Non
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+
+
+async def test_a_concurrent_consumer_holds_only_what_it_works_on(bus: Bus) -> None:
+    """``concurrency=3``: three messages in flight at once, never a fourth fetched meanwhile
+    (it stays in the stream for another replica); a slot freed takes the next one."""
+    consumer = DurableConsumer(
+        bus, INDEX_JOBS, "jobs", SUBJECT_INDEX_JOB, service="test", ack_wait=5, batch=3, concurrency=3
+    )
+    release = asyncio.Event()
+    started: list[bytes] = []
+    done: list[bytes] = []
+
+    async def handle(msg: Msg) -> None:
+        started.append(msg.data)
+        if msg.data != b"5":
+            await release.wait()
+        await msg.ack_sync()
+        done.append(msg.data)
+
+    task = asyncio.create_task(consumer.run(handle))
+    try:
+        for n in range(1, 6):
+            await bus.publish(SUBJECT_INDEX_JOB, str(n).encode(), msg_id=str(n))
+        await wait_for(lambda: len(started) == 3, 10, "three handled at once")
+        info = await consumer._sub.consumer_info()  # type: ignore[union-attr]
+        assert (info.num_ack_pending, info.num_pending) == (3, 2)  # the other two wait in the stream
+        release.set()
+        await wait_for(lambda: sorted(done) == [b"1", b"2", b"3", b"4", b"5"], 10, "all five handled")
+        assert started[:3] == [b"1", b"2", b"3"]
+    finally:
+        consumer.stop()
+        await asyncio.wait_for(task, 5)
