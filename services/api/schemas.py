@@ -366,8 +366,8 @@ class CodeHostReceived(BaseModel):
 
     ok: bool = True
     duplicate: bool = Field(description="The delivery id was seen before: nothing was done again")
-    handled: bool = Field(description="The event is one the app acts on")
-    job_id: str = Field(description="The analysis job it queued ('' for none)")
+    handled: bool = Field(description="Recorded now; its effect is applied after this answer (false for a duplicate)")
+    job_id: str = Field(description="Always '': a job, if the delivery makes one, is made after this answer")
 
 
 class PaymentReceived(BaseModel):
