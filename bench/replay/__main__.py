@@ -112,7 +112,10 @@ def replay(corpus: repos.Corpus, n: int, followup: int, window: int, keep_exampl
             raw = repos.git(corpus.git_dir, "diff", "--no-color", "-M", "-U0", parent, commit).decode(
                 "utf-8", "replace"
             )
-            diffs = [d for d in parse_unified_diff(raw) if not d.binary and repos.wanted_path(d.path)]
+            parsed = [d for d in parse_unified_diff(raw) if not d.binary]
+            diffs = [d for d in parsed if repos.wanted_path(d.path)]
+            # analyze_pr is given every file of the change: a tool configuration it edits too.
+            configs_changed = [d for d in parsed if repos.is_config(d.path) or repos.is_config(d.old_path or "")]
             if not diffs:
                 tally.no_source += 1
                 continue
@@ -146,18 +149,31 @@ def replay(corpus: repos.Corpus, n: int, followup: int, window: int, keep_exampl
                 learned_for = k // window
                 tally.learn_s += time.perf_counter() - t0
             t0 = time.perf_counter()
-            head_tree = repos.tree(corpus.git_dir, commit)
+            head_tree = repos.tree(corpus.git_dir, commit, configs=True)
             parent_tree = _tree_cached(corpus, parent)
             targets = []
             added_total = 0
+            for d in configs_changed:
+                old_sha = parent_tree.get(d.old_path or d.path)
+                new_sha = head_tree.get(d.path) if d.status != "deleted" else None
+                targets.append(
+                    Target(
+                        d.path,
+                        d.status,
+                        blobs.get(new_sha) if new_sha else None,
+                        d.added_lines(),
+                        old_path=d.old_path,
+                        base=blobs.get(old_sha) if old_sha else None,
+                    )
+                )
             for d in diffs:
                 base_sha = parent_tree.get(d.old_path or d.path) if d.status not in ("added", "copied") else None
                 base = blobs.get(base_sha) if base_sha else None
                 if d.status == "deleted":
                     targets.append(Target(d.path, "deleted", base=base))
                     continue
-                sha = head_tree.get(d.path)
-                data = blobs.get(sha) if sha else None
+                head_sha = head_tree.get(d.path)
+                data = blobs.get(head_sha) if head_sha else None
                 changed = d.added_lines()
                 added_total += len(changed)
                 targets.append(Target(d.path, d.status, data, changed, old_path=d.old_path, base=base))
@@ -237,7 +253,7 @@ _TREES: dict[tuple[str, str], dict[str, str]] = {}
 def _tree_cached(corpus: repos.Corpus, commit: str) -> dict[str, str]:
     key = (corpus.name, commit)
     if key not in _TREES:
-        _TREES[key] = repos.tree(corpus.git_dir, commit)
+        _TREES[key] = repos.tree(corpus.git_dir, commit, configs=True)
     return _TREES[key]
 
 

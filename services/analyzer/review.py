@@ -24,12 +24,14 @@ from services.analyzer.engine import (
     apply_calibration,
     check,
     check_change,
+    toolconfig,
 )
 from services.analyzer.engine.baseline import split
 from services.analyzer.preferences import Effective
 from services.analyzer.state import LoadedRepo
 from services.source.extract import extract
 from services.source.facts import FACTS_SCHEMA_VERSION, FileFacts
+from services.source.paths import is_tool_config
 
 _BOM = b"\xef\xbb\xbf"
 # Why a file is not analyzable at all (as opposed to deliberately not learned from).
@@ -132,8 +134,41 @@ def review(
                 prefs=check_prefs,
             )
         )
+    redeclared = redeclared_rules(targets)
+    if redeclared:
+        # The change sets these rules' conventions itself (tenacity's "enable black" ignores E501 in
+        # the tox.ini it edits): the model, learned before it, cannot hold it to the settings it
+        # replaces.
+        out.findings = [f for f in out.findings if f.rule not in redeclared]
+        preexisting = [f for f in preexisting if f.rule not in redeclared]
     out.findings = _kept(entry, prefs, check_prefs, out.findings)
     out.preexisting = _kept(entry, prefs, check_prefs, preexisting)
+    return out
+
+
+def redeclared_rules(targets: list[Target]) -> frozenset[str]:
+    """Rules whose declared settings a tool configuration file of the change adds, removes or
+    changes (its line length, an ignored code, an exempted path); a version bump in package.json
+    changes none."""
+    rules: set[str] = set()
+    for t in targets:
+        if not (is_tool_config(t.path) or (t.old_path and is_tool_config(t.old_path))):
+            continue
+        if t.data is None and t.status != "deleted":
+            continue  # its new content is unknown (skipped, not fetched): nothing to compare
+        before = _declared(t.old_path or t.path, t.base)
+        after = _declared(t.path, None if t.status == "deleted" else t.data)
+        rules.update(rule for rule, _ in before ^ after)
+    return frozenset(rules)
+
+
+def _declared(path: str, data: bytes | None) -> set[tuple[str, str]]:
+    """(rule, what the file says about it) for each rule one tool configuration file declares."""
+    if data is None or not is_tool_config(path):
+        return set()
+    read = toolconfig.read({path: text_of(data)})
+    out = {(s.rule, f"{t.tool}:{s.choice}:{s.code_only}") for t in read.tools for s in t.settings}
+    out.update((rule, f"{t.tool}:exempt:{glob}") for t in read.tools for glob, rules in t.exempt for rule in rules)
     return out
 
 

@@ -253,3 +253,25 @@ def test_moved_findings_keep_their_fingerprint_and_findings_are_deterministic() 
     assert before["documentation.docstring.function"] == after["documentation.docstring.function"]
     again = _review(_modified("acme/legacy.py", LEGACY, textwrap.dedent(head)))
     assert again.preexisting == _review(_modified("acme/legacy.py", LEGACY, textwrap.dedent(head))).preexisting
+
+
+def test_a_change_that_edits_its_tool_configuration_is_not_held_to_the_settings_it_replaces() -> None:
+    # tenacity's "enable black": black's 88-character output, and the tox.ini it edits ignores E501.
+    before = "[flake8]\nignore = W503\n"
+    after = "[flake8]\nignore = W503,E501\n"
+    files = {f"acme/kind{i}.py": _module(i) for i in range(30)}
+    model = learn(resolve_imports([extract(p, t.encode()) for p, t in files.items()]), tool_configs={"tox.ini": before})
+    base = _module(3)
+    head = base + "\n\nLIMITS = {'connect': 10, 'read': 30, 'write': 30, 'pool': 5, 'retries': 3, 'total': 9}\n"
+    assert len(head.rstrip("\n").rsplit("\n", 1)[1]) > 79
+    code = _modified("acme/kind3.py", base, head)
+    config = Target("tox.ini", "modified", after.encode(), {2}, base=before.encode())
+
+    # flake8's 79 binds every line, declared at the parent: strict, as long as tox.ini is untouched.
+    assert [f.rule for f in _review(code, model=model).findings] == ["formatting.line_length"]
+    assert _review(code, config, model=model).findings == []
+    # A tox.ini edit that sets nothing the rules read (a new env) leaves them judged.
+    unrelated = Target(
+        "tox.ini", "modified", (before + "[testenv]\ndeps = pytest\n").encode(), {3, 4}, base=before.encode()
+    )
+    assert [f.rule for f in _review(code, unrelated, model=model).findings] == ["formatting.line_length"]

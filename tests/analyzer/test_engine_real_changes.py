@@ -415,6 +415,22 @@ def test_file_roles_conftest_template_tests_and_examples() -> None:
     assert _found(_review(model, "acme/clients/fetch.py", example), "typing") == [("typing.annotations.function", 4)]
 
 
+def test_a_directory_named_for_examples_with_a_qualifier_holds_examples() -> None:
+    # attrs' typing-examples/baseline_examples.py: functions mypy checks, not documented API.
+    model = _learn(_repository())
+    example = (
+        "from __future__ import annotations\n\nimport attrs\n\n\n"
+        "def accessing_from_attrs() -> None:\n    attrs.fields(object)\n"
+    )
+    for path in ("typing-examples/baseline_examples.py", "docs/code_examples/fields.py"):
+        assert _found(_review(model, path, example), "documentation") == [], path
+    assert _found(_review(model, "acme/clients/fields.py", example), "documentation") == [
+        ("documentation.docstring.function", 6)
+    ]
+    # A word that merely contains the letters is not one: `counterexamples/` is a package.
+    assert _found(_review(model, "acme/counterexamples/fields.py", example), "documentation") != []
+
+
 def test_a_subpackage_importing_its_parent_package_is_not_inverted_layering() -> None:
     files: dict[str, str] = {"acme/__init__.py": '"""Acme."""\n\nVERSION = "1"\n'}
     for i in range(6):

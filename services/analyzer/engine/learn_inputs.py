@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -45,8 +46,13 @@ PROGRAM_DIRS = frozenset(
 
 
 def is_program(path: str) -> bool:
-    """A file under an examples/docs/scripts/benchmarks directory."""
-    return bool(PROGRAM_DIRS & set(path.split("/")[:-1]))
+    """A file under an examples/docs/scripts/benchmarks directory, or one named for examples with a
+    qualifier (attrs' ``typing-examples/``, ``code_examples/``: mypy fixtures, not its API)."""
+    dirs = path.split("/")[:-1]
+    return bool(PROGRAM_DIRS & set(dirs)) or any(_EXAMPLES.search(d) for d in dirs)
+
+
+_EXAMPLES = re.compile(r"(?:^|[-_.])examples?(?:$|[-_.])", re.IGNORECASE)
 
 
 def default_domain(path: str) -> str:
