@@ -248,6 +248,56 @@ def test_methods_are_judged_with_functions_when_both_keep_one_style() -> None:
     assert _found(_review(model, "acme/tools/loader.py", text), "naming") == [("naming.case.method", 7)]
 
 
+def test_methods_of_generic_protocol_and_abstract_classes_are_the_repositorys_own_names() -> None:
+    """packaging's ``class _Validator(Generic[T])`` and jsonschema's ``class Validator(Protocol)``:
+    the base gives a kind, not methods to override, so a camelCase method there breaks the
+    repository's habit; an override of ``ast.NodeVisitor`` keeps the interface's name."""
+    files = _repository()
+    files["acme/clients/shapes.py"] = (
+        '"""Validators."""\n\nimport abc\nfrom typing import Generic, TypeVar\n\nT = TypeVar("T")\n\n\n'
+        'class _Validator(Generic[T]):\n    """Validates."""\n\n'
+        '    def process_value(self, value: str) -> str:\n        """Process."""\n        return value\n\n\n'
+        'class Shape(abc.ABC):\n    """A shape."""\n\n'
+        '    def area_of(self) -> int:\n        """Area."""\n        return 0\n'
+    )
+    model = _learn(files)
+    findings = _review(
+        model,
+        "acme/clients/protocols.py",
+        '''
+        """The validator protocol."""
+
+        import ast
+        from typing import Generic, Protocol, TypeVar
+
+        T = TypeVar("T")
+
+
+        class Validator(Protocol):
+            """What a validator does."""
+
+            def iterErrors(self, instance: object) -> list[str]:
+                """Every error of ``instance``."""
+
+
+        class _Field(Generic[T]):
+            """One metadata field."""
+
+            def _processVersion(self, value: str) -> str:
+                """Parse a version."""
+                return value
+
+
+        class Finder(ast.NodeVisitor):
+            """Walks a module."""
+
+            def visit_FunctionDef(self, node: ast.FunctionDef) -> None:
+                """Visit one function."""
+        ''',
+    )
+    assert _found(findings, "naming") == [("naming.case.method", 12), ("naming.case.method", 19)]
+
+
 # --- vocabulary: short forms that are not, harmful expansions, and misses -----------------------
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
+from collections.abc import Iterator
 
 from services.analyzer.engine.conventions import Convention, Scope, make
 from services.analyzer.engine.file_check import FileCheck
@@ -99,6 +100,15 @@ def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
     return frozenset(out)
 
 
+# Imported bases that give a class a kind (generic, protocol, abstract, record, enumeration) but no
+# methods to override: the methods of ``class _Validator(Generic[T])`` or ``class Validator(Protocol)``
+# are named by the repository's authors (packaging's ``_process_version``, jsonschema's
+# ``iter_errors``), not by an interface they implement.
+_NOTHING_TO_OVERRIDE = frozenset(
+    {"Generic", "Protocol", "ABC", "NamedTuple", "TypedDict", "Enum", "IntEnum", "StrEnum", "Flag", "IntFlag"}
+)
+
+
 def imposed_methods(f: FileFacts) -> frozenset[str]:
     """Methods of classes that derive from a class the repository does not define (imported from
     the standard library or a third-party package, directly or through a class of this file):
@@ -118,12 +128,17 @@ def imposed_methods(f: FileFacts) -> frozenset[str]:
             foreign.update(n for n in imp.names if n and n != "*")
     external: dict[str, bool] = {}
 
+    def roots(name: str) -> Iterator[str]:
+        for base in classes[name]:
+            dotted = base.split("[", 1)[0].split("(", 1)[0].strip()
+            if dotted.rsplit(".", 1)[-1] not in _NOTHING_TO_OVERRIDE:
+                yield dotted.split(".", 1)[0]
+
     def derives(name: str, depth: int = 0) -> bool:
         if name not in external:
             external[name] = False  # cycles and deep chains stop here
             if depth < 8:
-                roots = (base.split("[", 1)[0].split("(", 1)[0].split(".", 1)[0].strip() for base in classes[name])
-                external[name] = any(r in foreign or (r in classes and derives(r, depth + 1)) for r in roots)
+                external[name] = any(r in foreign or (r in classes and derives(r, depth + 1)) for r in roots(name))
         return external[name]
 
     return frozenset(s.name for s in f.symbols if s.kind == "method" and s.parent in classes and derives(s.parent))
