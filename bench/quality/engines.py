@@ -73,6 +73,7 @@ def learn_as_analyzer(
     cochange_commits: int = 0,
     repository: str = "",
     commit: str = "",
+    thresholds: Any = None,
 ) -> Any:
     """What ``services.analyzer.model_store.learn_and_store`` does with what the indexer serves,
     in this process: facts (``path -> FileFacts`` as extracted) with imports resolved, the
@@ -102,6 +103,7 @@ def learn_as_analyzer(
         domains=domains,
         repository=repository,
         commit=commit,
+        thresholds=thresholds,
         **extra,
     )
 
@@ -109,11 +111,16 @@ def learn_as_analyzer(
 class LocalEngine:
     label = "in-process: services.source extract, learn as the analyzer does, engine check (review defaults)"
 
-    def __init__(self) -> None:
+    def __init__(self, strict_shift: float = 0.0) -> None:
+        """``strict_shift`` moves every strict bar's share by that much (``bench.quality.loo``:
+        thresholds chosen on the other repositories); 0 is the engine's own thresholds."""
         from services.analyzer.engine import CheckPrefs
 
         self.prefs = CheckPrefs(level="strict")
         self._facts: dict[tuple[str, str], Any] = {}
+        self.thresholds = _shifted(strict_shift) if strict_shift else None
+        if strict_shift:
+            self.label += f", every strict share bar {strict_shift:+.2f}"
 
     def _extract(self, path: str, data: bytes) -> Any:
         from services.source.extract import extract
@@ -128,7 +135,8 @@ class LocalEngine:
         from bench.repos import is_config
 
         facts = {p: self._extract(p, d) for p, d in files.items() if not is_config(p)}
-        return learn_as_analyzer(facts, configs={p: d for p, d in files.items() if is_config(p)}, repository=name)
+        configs = {p: d for p, d in files.items() if is_config(p)}
+        return learn_as_analyzer(facts, configs=configs, repository=name, thresholds=self.thresholds)
 
     def analyze(self, model: Any, path: str, data: bytes) -> list[F]:
         from services.analyzer.engine import check
@@ -151,6 +159,21 @@ class LocalEngine:
 
     def close(self) -> None:
         pass
+
+
+def _shifted(shift: float) -> Any:
+    """The engine's default thresholds with every strict share moved by ``shift`` (within 0..1;
+    a bar above 1, a rule kept loose on purpose, stays so)."""
+    import msgspec
+
+    from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, Thresholds
+
+    bars = {}
+    for rule, bar in DEFAULT_THRESHOLDS.bars.items():
+        share = bar.strict.min_share
+        moved = share if share > 1.0 or share <= 0.0 else min(1.0, max(0.0, share + shift))
+        bars[rule] = msgspec.structs.replace(bar, strict=msgspec.structs.replace(bar.strict, min_share=moved))
+    return Thresholds(bars)
 
 
 def _local(f: Any) -> F:
