@@ -37,6 +37,13 @@ RepoPath = Annotated[
 ]
 # A hosted repository's owner/repo, as the indexer reads it (services/indexer/access.py FULL_NAME).
 FULL_NAME = r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$"
+# A clone URL's shape as the indexer checks it before any lookup (services/indexer/git/urls.py):
+# scheme://host/path, one of the schemes git may clone over, no whitespace, control character,
+# backslash, query or fragment, a path with one character besides '/'. Which schemes, hosts and
+# ports this deployment allows is its configuration, and whether the host answers is the network's:
+# those stay 422 ``validation_failed`` with ``details.field = "url"``.
+_URL_CHAR = r"[^\x00-\x20\x7f\\?#]"
+CLONE_URL = rf"^(https?|ssh|git)://[^\x00-\x20\x7f\\?#/]+/{_URL_CHAR}*[^\x00-\x20\x7f\\?#/]{_URL_CHAR}*$"
 
 
 def one_of(*branches: dict[str, Any]) -> dict[str, Any]:
@@ -82,14 +89,16 @@ class CreateRepository(Strict):
                 {"title": title, "required": [field], "properties": {field: {"type": "string", "pattern": pattern}}}
                 for field, title, pattern in (
                     ("path", "Local", NOT_BLANK),
-                    ("url", "Git URL", NOT_BLANK),
+                    ("url", "Git URL", CLONE_URL),
                     ("full_name", "Hosted", FULL_NAME),
                 )
             )
         )
     )
     path: Annotated[Text, Field(max_length=4096)] | None = Field(None, description="Server-side local path")
-    url: Annotated[Text, Field(max_length=2048)] | None = Field(None, description="Git URL (https by default)")
+    url: Annotated[str, Field(pattern=CLONE_URL, max_length=2048)] | None = Field(
+        None, description="Git URL, scheme://host/path (the deployment allows https unless configured otherwise)"
+    )
     full_name: Annotated[str, Field(pattern=FULL_NAME)] | None = Field(None, description="Hosted owner/repo")
     org_id: str | None = Field(None, description="Own the repository by this organization", max_length=64)
     name: Annotated[Plain, Field(max_length=200)] | None = None
@@ -273,7 +282,16 @@ class OrgScoped(Strict):
 
 
 # A plan id of the deployment's catalogue (services/billing/plans.py PlanConfig.id).
-PlanId = Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$", description="A plan id of GET /v1/account/plans")]
+# The catalogue is the billing service's configuration (CR_BILLING_PLANS), so the document states only
+# the id's shape: another deployment's plan, or free, is 422 ``validation_failed``, ``details.field = "plan"``.
+PlanId = Annotated[
+    str,
+    Field(
+        pattern=r"^[a-z0-9][a-z0-9_-]{0,39}$",
+        description="A paid plan's id from GET /v1/account/plans; any other is 422 `validation_failed` "
+        "(`details.field`: `plan`)",
+    ),
+]
 
 
 class Checkout(OrgScoped):

@@ -50,6 +50,9 @@ HEADERS: dict[int, dict[str, Any]] = {
 ALWAYS = frozenset({500, 503, 504})
 REPO_STATE = frozenset({409})  # repo_not_indexed, index_in_progress, index_failed
 PROVIDER = frozenset({501, 502})  # not_configured, upstream_error
+# Commits newer than a hosted repository's mirror are fetched with the hostapp's clone credentials:
+# the code-host app not configured (501) or unreachable (502).
+HOSTED_FETCH = REPO_STATE | PROVIDER
 # Statuses beyond what the operation's shape implies, from the error codes its services raise.
 EXTRA: dict[tuple[str, str], frozenset[int]] = {
     ("POST", "/v1/repositories"): frozenset({404, 409, 501, 502}),
@@ -61,7 +64,7 @@ EXTRA: dict[tuple[str, str], frozenset[int]] = {
     ("GET", "/v1/repositories/{repo_id}/history"): REPO_STATE,
     ("GET", "/v1/repositories/{repo_id}/file"): REPO_STATE,
     ("POST", "/v1/repositories/{repo_id}/analyze"): REPO_STATE,
-    ("POST", "/v1/repositories/{repo_id}/analyze_pr"): REPO_STATE,
+    ("POST", "/v1/repositories/{repo_id}/analyze_pr"): HOSTED_FETCH,
     ("POST", "/v1/repositories/{repo_id}/review_changeset"): REPO_STATE,
     ("POST", "/v1/repositories/{repo_id}/review_context"): REPO_STATE,
     ("POST", "/v1/repositories/{repo_id}/report_findings"): REPO_STATE,

@@ -1,6 +1,6 @@
 """The one set of input rules for cursors, page sizes and repository paths, shared by every
 route that takes them, so no route accepts what another refuses (422 ``validation_failed``
-with ``details.field`` naming the parameter). The services apply the same functions again
+with ``details.field`` naming the parameter). The services apply the same rules again
 (``services.kit.paths``, ``services.kit.paging``): the edge only refuses earlier. Paths in
 request bodies use ``services.api.schemas.RepoPath``, the same rule."""
 
@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import Query
 from pydantic import AfterValidator
 
-from services.kit.paging import CURSOR_PATTERN, MAX_CURSOR_LENGTH, cursor_syntax
+from services.kit.paging import CURSOR_PATTERNS, MAX_CURSOR_LENGTH, OFFSET, REPOSITORIES
 from services.kit.paths import MAX_PATH_LENGTH, repo_path
 
 
@@ -19,16 +19,18 @@ def _optional_repo_path(value: str) -> str:
     return repo_path(value) if value else value
 
 
-# Query parameters.
-Cursor = Annotated[
-    str,
-    Query(
+# Query parameters. A cursor's pattern is the service's whole rule for it, so the document
+# states it: whatever matches is read (a page past the end is empty), nothing else is.
+def _cursor(kind: str) -> Any:
+    return Query(
         max_length=MAX_CURSOR_LENGTH,
-        pattern=CURSOR_PATTERN,
-        description="Opaque cursor from the previous page's `next_cursor`",
-    ),
-    AfterValidator(cursor_syntax),
-]
+        pattern=CURSOR_PATTERNS[kind],
+        description="The previous page's `next_cursor` (empty: the first page)",
+    )
+
+
+OffsetCursor = Annotated[str, _cursor(OFFSET)]
+RepositoryCursor = Annotated[str, _cursor(REPOSITORIES)]
 PathFilter = Annotated[
     str,
     Query(max_length=MAX_PATH_LENGTH, description="Repository-relative file path (no leading '/', no '..')"),

@@ -1,6 +1,6 @@
 """The read documents of the current snapshot: domains, segments, network, history and the
 co-change pairs the analyzer learns from, as the typed messages of indexer.proto built from the
-snapshot's stored JSON (docs/indexing.md); long lists are paginated with an opaque offset cursor."""
+snapshot's stored JSON (docs/indexing.md); long lists are paginated with an offset cursor (services.kit.paging)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ from services.indexer.git import GitError, validate_repo_path
 from services.indexer.models import Repository
 from services.kit.db import Database
 from services.kit.errors import ServiceError, index_failed
-from services.kit.paging import check_limit, decode_offset, encode_cursor
+from services.kit.paging import check_limit, decode_offset, encode_offset
 
 DEFAULT_LIMITS = {"segments": 200, "network": 1000, "history": 100}
 MAX_LIMIT = 10_000
@@ -26,7 +26,7 @@ def _window(page: common_pb2.PageRequest, default: int) -> tuple[int, int]:
 
 
 def _page_info(offset: int, limit: int, total: int) -> common_pb2.PageInfo:
-    next_cursor = encode_cursor("o", str(offset + limit)) if offset + limit < total else ""
+    next_cursor = encode_offset(offset + limit) if offset + limit < total else ""
     return common_pb2.PageInfo(next_cursor=next_cursor, total=total)
 
 

@@ -21,7 +21,7 @@ from services.kit.db import Database, advisory_lock
 from services.kit.errors import ServiceError
 from services.kit.identity import accessible_owners, require_principal
 from services.kit.outbox import add_event
-from services.kit.paging import check_limit, decode_cursor, encode_cursor, invalid_cursor
+from services.kit.paging import REPOSITORIES, check_limit, decode_cursor, encode_cursor
 
 DEFAULT_PAGE = 50
 MAX_PAGE = 500
@@ -158,17 +158,15 @@ async def count(db: Database, owner: str) -> int:
 
 
 def _decode_cursor(cursor: str) -> tuple[int, str] | None:
-    value = decode_cursor(cursor, "r")
+    value = decode_cursor(cursor, REPOSITORIES)  # the pattern holds: digits "." id
     if value is None:
         return None
-    created, _, rid = value.partition(":")
-    if not created.isdigit() or len(created) > 18 or not rid:
-        raise invalid_cursor()
+    created, _, rid = value.partition(".")
     return int(created), rid
 
 
 def _encode_cursor(repo: Repository) -> str:
-    return encode_cursor("r", f"{repo.created_at}:{repo.id}")
+    return encode_cursor(REPOSITORIES, f"{repo.created_at}.{repo.id}")
 
 
 async def list_page(

@@ -1,20 +1,29 @@
-"""Opaque page cursors: one spelling and one refusal for every paginated read.
+"""Page cursors: one spelling and one refusal for every paginated read.
 
-A cursor is ``base64url("<kind>:<value>")``; ``kind`` names the listing that issued it, so a
-cursor of one listing handed to another is refused like a garbled one: ``validation_failed``
-with ``details.field = "cursor"`` (422 at the gateway), never a server error.
+A cursor is ``<kind><value>``: the kind (one letter) names the listing that issued it, and each
+kind's whole cursor has one pattern (``CURSOR_PATTERNS``). The gateway publishes that pattern
+per route in the OpenAPI document and the services decode with the same one, so any cursor the
+document admits is one the service reads (a page past the end is empty, never an error), and
+anything else, another listing's cursor included, is ``validation_failed`` with
+``details.field = "cursor"`` (422 at the gateway), never a server error. Clients still send
+back a page's ``next_cursor`` as they got it.
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
+import re
 
 from services.kit.errors import ServiceError
 
-MAX_CURSOR_LENGTH = 200
-# What the gateway accepts before any service decodes it (base64url, padded or not).
-CURSOR_PATTERN = r"^[A-Za-z0-9_-]*={0,2}$"
+OFFSET = "o"  # the indexer's read documents: the next item's position, "o40"
+REPOSITORIES = "r"  # the repository list, newest first: the last one's keyset, "r<created_at>.<id>"
+# Whole cursors, "" (the first page) included. Ids are ``services.kit.db.new_id`` (uuid4 hex).
+CURSOR_PATTERNS: dict[str, str] = {
+    OFFSET: r"^(o[0-9]{1,12})?$",
+    REPOSITORIES: r"^(r[0-9]{1,18}\.[0-9a-f]{32})?$",
+}
+MAX_CURSOR_LENGTH = 52  # the longest a pattern admits: "r" + 18 digits + "." + 32
+_COMPILED = {kind: re.compile(pattern) for kind, pattern in CURSOR_PATTERNS.items()}
 
 
 def invalid_cursor(reason: str = "invalid cursor") -> ServiceError:
@@ -22,44 +31,29 @@ def invalid_cursor(reason: str = "invalid cursor") -> ServiceError:
 
 
 def encode_cursor(kind: str, value: str) -> str:
-    return base64.urlsafe_b64encode(f"{kind}:{value}".encode()).decode()
-
-
-def _parts(cursor: str) -> tuple[str, str]:
-    """A cursor's (kind, value), or ``ValueError``."""
-    if len(cursor) > MAX_CURSOR_LENGTH:
-        raise ValueError("cursor is too long")
-    try:
-        text = base64.urlsafe_b64decode(cursor.encode("ascii")).decode()
-    except (ValueError, binascii.Error, UnicodeError):
-        raise ValueError("invalid cursor") from None
-    kind, sep, value = text.partition(":")
-    if not sep or not kind.isalpha():
-        raise ValueError("invalid cursor")
-    return kind, value
+    cursor = kind + value
+    if not cursor or not _COMPILED[kind].fullmatch(cursor):
+        raise ValueError(f"{cursor!r} is not a cursor of kind {kind!r}")  # our own bug, never the client's
+    return cursor
 
 
 def decode_cursor(cursor: str, kind: str) -> str | None:
     """The value a cursor of ``kind`` carries; ``None`` for no cursor (the first page)."""
     if not cursor:
         return None
-    try:
-        found, value = _parts(cursor)
-    except ValueError as exc:
-        raise invalid_cursor(str(exc)) from None
-    if found != kind:
+    if not _COMPILED[kind].fullmatch(cursor):
         raise invalid_cursor()
-    return value
+    return cursor[len(kind) :]
 
 
-def decode_offset(cursor: str, kind: str = "o") -> int:
+def encode_offset(offset: int) -> str:
+    return encode_cursor(OFFSET, str(offset))
+
+
+def decode_offset(cursor: str) -> int:
     """An offset cursor's position; 0 for the first page."""
-    value = decode_cursor(cursor, kind)
-    if value is None:
-        return 0
-    if not value.isdigit() or len(value) > 12:
-        raise invalid_cursor()
-    return int(value)
+    value = decode_cursor(cursor, OFFSET)
+    return int(value) if value is not None else 0
 
 
 def check_limit(limit: int, default: int, maximum: int) -> int:
@@ -67,11 +61,3 @@ def check_limit(limit: int, default: int, maximum: int) -> int:
     if limit < 0:
         raise ServiceError("validation_failed", "limit must be positive", {"field": "limit"})
     return min(limit or default, maximum)
-
-
-def cursor_syntax(cursor: str) -> str:
-    """What any cursor must look like, whichever listing issued it (the gateway's check):
-    ``ValueError`` otherwise, so a garbled cursor is refused before it reaches a service."""
-    if cursor:
-        _parts(cursor)
-    return cursor

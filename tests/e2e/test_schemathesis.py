@@ -33,12 +33,12 @@ MAX_EXAMPLES = 8
 DEADLINE = 220  # seconds (about 120 on a busy laptop); the subprocess is killed after it (the test fails)
 
 # Statuses a schema-valid request may get besides 2xx and the defaults (401, 403, 404, 409, 429):
-# each is a rule no schema can state, named here per operation.
+# each is a rule no schema can state (the server's disk, network, repository or configuration),
+# named here per operation. What a schema can state, the document does (services/api/schemas.py,
+# services/kit/paging.py): a clone URL's shape, each listing's whole cursor, a plan id's shape.
 CONFIG = """
 [parameters]
 "path.repo_id" = "{repo_id}"
-# Cursors are the server's own (a previous page's next_cursor): any other is 422 (tests/gateway).
-"query.cursor" = ""
 # Not an id the run's responses name: the run's own token (GET /v1/auth/validate) stays unrevoked.
 "path.token_id" = "0"
 
@@ -48,20 +48,25 @@ include-name = ["DELETE /v1/auth/signout", "DELETE /v1/repositories/{{repo_id}}"
 enabled = false
 
 [[operations]]
-# 422: a local path or git URL is checked on the server's disk and network; a file's language by
-# its name (unsupported_file_type); base/head must be commits of the repository; a plan must be
-# in the deployment's catalogue.
-include-name = [
-    "POST /v1/repositories",
-    "POST /v1/repositories/{{repo_id}}/analyze",
-    "POST /v1/repositories/{{repo_id}}/analyze_pr",
-    "POST /v1/account/checkout",
-    "POST /v1/account/switch-plan",
-]
+# 422: a local path must be a repository under the indexer's allowed roots (its disk); a URL's
+# scheme, host and port allowed by the deployment, and its host resolvable (the network).
+include-name = ["POST /v1/repositories"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429", "5xx"]
 
 [[operations]]
-# 400 no_files: nothing staged in the worktree; 422: a diff that names no file.
+# 422: the plan catalogue is the billing service's configuration (GET /v1/account/plans), not the
+# document's: another deployment's plan id is validation_failed (details.field = plan).
+include-name = ["POST /v1/account/checkout", "POST /v1/account/switch-plan"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+[[operations]]
+# 422: a file is analyzable by its name and content (unsupported_file_type: no parser for it, binary,
+# not UTF-8, oversized); base and head must be commits of the repository.
+include-name = ["POST /v1/repositories/{{repo_id}}/analyze", "POST /v1/repositories/{{repo_id}}/analyze_pr"]
+checks.positive_data_acceptance.expected-statuses = ["2xx", "401", "403", "404", "409", "422", "429", "5xx"]
+
+[[operations]]
+# 400 no_files: nothing staged in the repository's work tree (its disk); 422: a diff that names no file.
 include-name = ["POST /v1/repositories/{{repo_id}}/review_changeset"]
 checks.positive_data_acceptance.expected-statuses = ["2xx", "400", "401", "403", "404", "409", "422", "429", "5xx"]
 

@@ -144,7 +144,9 @@ PAGED = [
     "/v1/repositories/r1/network",
     "/v1/repositories/r1/history",
 ]
-BAD_CURSORS = ["%%%", "abc", "not base64!", "eA", "x" * 201, "MTIz"]  # "MTIz" decodes to "123": no kind
+# "MTIz" and "0000" were base64 (of "123" and of bytes that are not UTF-8) the document admitted.
+BAD_CURSORS = ["%%%", "abc", "not base64!", "eA", "x" * 201, "MTIz", "0000", "o", "r1."]
+REPOSITORY_KEY = "r1700000000000." + "0" * 32
 
 
 @pytest.mark.parametrize("cursor", BAD_CURSORS)
@@ -154,6 +156,13 @@ async def test_a_malformed_cursor_is_422_on_every_paged_route(
     # Before: the repository list answered 422, history/segments/network 500.
     for path in PAGED:
         body = assert_error(await edge.get(path, params={"cursor": cursor}, headers=auth), 422, "validation_failed")
+        assert body["details"]["field"] == "cursor", path
+
+
+async def test_another_listings_cursor_is_422(edge: httpx.AsyncClient, auth: dict[str, str]) -> None:
+    # Each paged route's pattern names its own listing's cursors (services.kit.paging).
+    for path, foreign in [("/v1/repositories", "o40")] + [(path, REPOSITORY_KEY) for path in PAGED[1:]]:
+        body = assert_error(await edge.get(path, params={"cursor": foreign}, headers=auth), 422, "validation_failed")
         assert body["details"]["field"] == "cursor", path
 
 

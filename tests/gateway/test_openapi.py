@@ -16,6 +16,7 @@ from services.analyzer.engine.config import FAMILIES
 from services.api import schemas
 from services.gateway.app import create_app
 from services.gateway.openapi import says_something
+from services.kit import paging
 from tests.gateway.test_route_roles import ROUTE_ROLES
 
 DOCUMENT = create_app().openapi()
@@ -56,6 +57,7 @@ def test_every_error_status_has_the_error_body_and_fastapis_422_is_gone() -> Non
         ("POST", "/v1/ai/chat", {501, 502}),
         ("POST", "/v1/account/switch-plan", {402, 409, 501, 502}),
         ("POST", "/v1/repositories/{repo_id}/analyze", {404, 409}),
+        ("POST", "/v1/repositories/{repo_id}/analyze_pr", {404, 409, 501, 502}),
         ("POST", "/webhooks/code_host", {400, 401}),
         ("POST", "/webhooks/payment", {400}),
     ],
@@ -120,6 +122,12 @@ CASES: list[tuple[type[BaseModel], object, bool]] = [
     (schemas.CreateRepository, {"full_name": "acme"}, False),
     (schemas.CreateRepository, {"path": "/srv/repo", "url": "https://example.com/r.git"}, False),
     (schemas.CreateRepository, {"path": " "}, False),
+    # A clone URL's shape (schemathesis sent {"url": "0"}); whether its host answers stays 422.
+    (schemas.CreateRepository, {"url": "0"}, False),
+    (schemas.CreateRepository, {"url": "https://example.com/"}, False),
+    (schemas.CreateRepository, {"url": "https://example.com/r.git?x=1"}, False),
+    (schemas.CreateRepository, {"url": "file:///etc/passwd"}, False),
+    (schemas.CreateRepository, {"url": "ssh://git@example.com:22/acme/r.git"}, True),
     (schemas.AnalyzePr, {}, False),
     (schemas.AnalyzePr, {"base": "a1", "head": ""}, False),
     (schemas.AnalyzePr, {"base": "a1", "head": "b2"}, True),
@@ -138,6 +146,7 @@ CASES: list[tuple[type[BaseModel], object, bool]] = [
     (schemas.ChangeSeats, {"seats": 0}, False),
     (schemas.Chat, {"messages": [{"role": "user"}], "stream": 0}, False),
     (schemas.Checkout, {"plan": "Pro!"}, False),
+    (schemas.SwitchPlan, {"plan": "0"}, True),  # the shape of a plan id; the catalogue answers 422
     (schemas.Checkout, {"plan": "pro", "trial": 1}, False),
     (schemas.AuditPreferencesPatch, {"min_severity": None, "enabled_families": ["naming"]}, True),
     (schemas.AuditPreferencesPatch, {"enabled_families": ["spelling"]}, False),
@@ -157,3 +166,19 @@ def test_the_request_schema_and_the_model_agree(model: type[BaseModel], body: ob
 
 def test_the_preference_families_are_the_analyzers() -> None:
     assert set(get_args(schemas.Family)) == FAMILIES
+
+
+@pytest.mark.parametrize(
+    ("path", "kind"),
+    [
+        ("/v1/repositories", paging.REPOSITORIES),
+        ("/v1/repositories/{repo_id}/segments", paging.OFFSET),
+        ("/v1/repositories/{repo_id}/network", paging.OFFSET),
+        ("/v1/repositories/{repo_id}/history", paging.OFFSET),
+    ],
+)
+def test_each_paged_route_states_its_listings_whole_cursor_rule(path: str, kind: str) -> None:
+    # Before: one base64 pattern for every route, so "0000" or another listing's cursor matched it
+    # and was refused (schemathesis); the pattern is now the one the service decodes with.
+    (cursor,) = [p for p in DOCUMENT["paths"][path]["get"]["parameters"] if p["name"] == "cursor"]
+    assert cursor["schema"]["pattern"] == paging.CURSOR_PATTERNS[kind]

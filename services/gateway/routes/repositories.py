@@ -78,7 +78,7 @@ async def list_repositories(
     principal: PrincipalDep,
     clients: ClientsDep,
     limit: int = params.limit(50, 500),
-    cursor: params.Cursor = "",
+    cursor: params.RepositoryCursor = "",
 ) -> Response:
     # Answered from this worker's cache while the indexer's events say it is true (docs/accounts.md,
     # "Cached listings"); the body is kept rendered: a hit costs neither a round trip nor pydantic.
@@ -210,7 +210,7 @@ async def segments(
     principal: PrincipalDep,
     clients: ClientsDep,
     limit: int = params.limit(200, 2000),
-    cursor: params.Cursor = "",
+    cursor: params.OffsetCursor = "",
 ) -> Segments:
     request = _read_request(repo_id, limit=limit, cursor=cursor)
     return Segments.model_validate(plain(await call(clients.indexer.GetSegments, request, principal=principal)))
@@ -226,7 +226,7 @@ async def network(
     principal: PrincipalDep,
     clients: ClientsDep,
     limit: int = params.limit(1000, 10000),
-    cursor: params.Cursor = "",
+    cursor: params.OffsetCursor = "",
 ) -> Network:
     request = _read_request(repo_id, limit=limit, cursor=cursor)
     return network_body(await call(clients.indexer.GetNetwork, request, principal=principal))
@@ -245,7 +245,7 @@ async def history(
     clients: ClientsDep,
     path: params.PathFilter = "",
     limit: int = params.limit(100, 1000),
-    cursor: params.Cursor = "",
+    cursor: params.OffsetCursor = "",
 ) -> History:
     request = _read_request(repo_id, path=path, limit=limit, cursor=cursor)
     return history_body(await call(clients.indexer.GetHistory, request, principal=principal))
