@@ -94,7 +94,7 @@ def test_network_cycles_are_lists_of_paths() -> None:
         cycles=[indexer_pb2.ImportCycle(paths=["a.py", "b.py"])],
         domain_edges=[indexer_pb2.GroupEdge(source="x", target="y", weight=3, reverse=True)],
         counts=indexer_pb2.NetworkCounts(nodes=1, edges=1, cycles=1),
-        page=common_pb2.PageInfo(next_cursor="bzox", total=2),
+        page=common_pb2.PageInfo(next_cursor="o1", total=2),
     )
     assert body(network_body(message)) == {
         "repository_id": "r1",
@@ -105,7 +105,7 @@ def test_network_cycles_are_lists_of_paths() -> None:
         "domain_edges": [{"source": "x", "target": "y", "weight": 3, "reverse": True}],
         "layer_edges": [],
         "counts": {"nodes": 1, "edges": 1, "cycles": 1},
-        "page": {"next_cursor": "bzox", "total": 2},
+        "page": {"next_cursor": "o1", "total": 2},
     }
 
 
