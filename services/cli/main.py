@@ -25,7 +25,6 @@ from services.cli.output import (
     console,
     conventions_table,
     findings_table,
-    merge_results,
     merge_sarif,
     print_json,
     reaches,
@@ -34,6 +33,7 @@ from services.cli.output import (
 )
 from services.client import Client, api, workspace
 from services.client import config as cfg
+from services.client.results import merge_results
 
 app = typer.Typer(name="codereview", help=__doc__, no_args_is_help=True, add_completion=False)
 app.add_typer(repos.app, name="repo")

@@ -8,6 +8,7 @@ agent reads the same ``code`` the REST surface gives. Over streamable HTTP a req
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from collections.abc import Awaitable, Callable
@@ -23,6 +24,7 @@ from services.api import analysis as a
 from services.api import repositories as rp
 from services.api.schemas import ExternalFinding, Feedback
 from services.client import ApiError, AsyncClient, ConfigError, api, workspace
+from services.client.results import merge_results
 from services.mcp.shapes import IndexResult, ReviewResult
 
 M = TypeVar("M", bound=BaseModel)
@@ -101,6 +103,19 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
             return failed({"error": str(exc), "code": "not_authenticated", "details": {}})
         except ValidationError as exc:
             return failed(ApiError.invalid(exc).body())
+
+    async def review_files(
+        client: AsyncClient, repo_id: str, file_paths: list[str], directory: str | None
+    ) -> a.AnalysisResult:
+        """Each file as it is on disk, with its unsaved and uncommitted edits, as the CLI reviews
+        files: the server's copy is its last index, which an editor's user has already changed. A
+        path the work tree does not hold (or no work tree here) is the indexed snapshot's."""
+        root = local_tree(directory)
+        on_disk = [p for p in dict.fromkeys(file_paths) if root is not None and inside(root, root / p)]
+        calls = [analyzed(client, repo_id, p, root / p) for p in on_disk if root is not None]
+        if elsewhere := [p for p in file_paths if p not in on_disk]:
+            calls.append(client.send(api.review_changeset(repo_id, file_paths=elsewhere)))
+        return merge_results(await asyncio.gather(*calls))
 
     async def resolve(client: AsyncClient, repository: str | None, directory: str | Path | None) -> str:
         if repository:
@@ -188,13 +203,14 @@ def build(make_client: Callable[[str | None], AsyncClient]) -> MCPServer:
         repository: RepositoryArg = None,
         directory: DirectoryArg = None,
     ) -> Annotated[CallToolResult, a.AnalysisResult]:
-        """Review a changeset: the given files, or (without file_paths) the staged changes of the local
-        work tree (each staged file's content, its changed lines from `git diff --cached`)."""
+        """Review a changeset: the given files as they are on disk, or (without file_paths) the staged
+        changes of the local work tree (each staged file's content, its changed lines from
+        `git diff --cached`)."""
 
         async def work(client: AsyncClient) -> a.AnalysisResult:
             repo_id = await resolve(client, repository, directory)
             if file_paths:
-                return await client.send(api.review_changeset(repo_id, file_paths=file_paths))
+                return await review_files(client, repo_id, file_paths, directory)
             # The staged files travel with their content: the server may hold an older snapshot
             # than the local HEAD, against which a bare patch would not apply.
             staged = workspace.staged_changes(workspace.toplevel(directory or "."))
@@ -302,6 +318,39 @@ def bearer(ctx: Context) -> str | None:
     header = headers.get("authorization", "") if headers is not None else ""
     scheme, _, token = header.partition(" ")
     return token.strip() if scheme.lower() == "bearer" and token.strip() else None
+
+
+def local_tree(directory: str | None) -> Path | None:
+    try:
+        return workspace.toplevel(directory or ".")
+    except ApiError:
+        return None
+
+
+def inside(root: Path, file: Path) -> bool:
+    """A regular file of the work tree (a path with ``..`` or a link out of it is not)."""
+    resolved = file.resolve()
+    return resolved.is_file() and resolved.is_relative_to(root)
+
+
+async def analyzed(client: AsyncClient, repo_id: str, path: str, file: Path) -> a.AnalysisResult:
+    """One file reviewed with its content; a file the server cannot analyze (binary, oversized, a
+    language it does not read) is answered as skipped, as a changeset skips it."""
+    try:
+        return await client.send(api.analyze(repo_id, path, workspace.read_text(file)))
+    except ApiError as exc:
+        if exc.code != "unsupported_file_type":
+            raise
+        reason = str(exc.details.get("reason") or exc.code)
+        return a.AnalysisResult(
+            audit_id="",
+            repository_id=repo_id,
+            commit="",
+            findings=[],
+            files_analyzed=0,
+            duration_ms=0,
+            skipped=[a.Skipped(path=path, reason=reason)],
+        )
 
 
 def run(

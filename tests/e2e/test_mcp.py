@@ -154,6 +154,22 @@ async def test_every_tool_over(transport: str, system: RunningSystem) -> None:
         assert {f["path"] for f in staged["findings"]} >= {PLANTED_PATH}
         by_paths = await call(client, "service_review_changeset", {"file_paths": ["app/billing/invoice.py"]})
         assert by_paths["files_analyzed"] == 1
+        # file_paths are reviewed as they are on disk (an editor's unsaved-to-git edits), not as
+        # the server last indexed them; a path outside the tree is the server's to refuse.
+        (path / PLANTED_PATH).write_text(PLANTED)
+        (path / "NOTES.txt").write_text("free text\n")
+        try:
+            on_disk = await call(client, "service_review_changeset", {"file_paths": [PLANTED_PATH, "NOTES.txt"]})
+        finally:
+            (path / PLANTED_PATH).unlink()
+            (path / "NOTES.txt").unlink()
+        assert {f["path"] for f in on_disk["findings"]} == {PLANTED_PATH}
+        assert on_disk["files_analyzed"] == 1
+        assert on_disk["skipped"] == [{"path": "NOTES.txt", "reason": "unsupported_language"}]
+        outside = await client.call_tool("service_review_changeset", {"file_paths": ["../outside.py"]})
+        assert outside.is_error
+        assert outside.structured_content is not None
+        assert outside.structured_content["code"] == "validation_failed"
 
         finding = next(f for f in reviewed["findings"] if f["rule"] == "idioms.print")
         report = await call(
