@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import os
+import resource
 import subprocess
 import zlib
 from pathlib import Path
@@ -235,6 +237,68 @@ async def test_hostile_and_unusual_content_is_recorded_as_skipped(env: Env, tmp_
     assert streamed["big.py"].skipped == "oversized"
     assert streamed["escape"].skipped == "symlink"
     assert all(b"TOP SECRET" not in f.facts for c in chunks for f in c.files)
+
+
+# Past int32 and git's core.bigFileThreshold (512 MiB): the shape of the 1 GiB blob of issue #22
+# that ended ready, twice over.
+HUGE_BLOB = 2**31 + 2**24
+
+
+def zero_blob(repo: Path, size: int) -> str:
+    """A blob of ``size`` zero bytes written straight into the repository's object store, at zlib
+    level 1 (``git add`` of a file that size compresses it at git's default level: many seconds more)."""
+    header = b"blob %d\0" % size
+    digest, packer = hashlib.sha1(header), zlib.compressobj(1)
+    parts, chunk, left = [packer.compress(header)], bytes(1 << 24), size
+    while left:
+        part = chunk[: min(left, len(chunk))]
+        digest.update(part)
+        parts.append(packer.compress(part))
+        left -= len(part)
+    parts.append(packer.flush())
+    sha = digest.hexdigest()
+    (repo / ".git" / "objects" / sha[:2]).mkdir(parents=True, exist_ok=True)
+    (repo / ".git" / "objects" / sha[:2] / sha[2:]).write_bytes(b"".join(parts))
+    return sha
+
+
+async def test_a_blob_past_2_gib_is_skipped_by_its_tree_size_and_never_read(env: Env) -> None:
+    root = init_repo(env.root / "huge")
+    commit(root, {"app.py": "x = 1\n"}, "code")
+    git(root, "update-index", "--add", "--cacheinfo", f"100644,{zero_blob(root, HUGE_BLOB)},data/huge.bin")
+    git(root, "commit", "-q", "-m", "a 2 GiB blob")
+    with_blob = git(root, "rev-parse", "HEAD")
+    git(root, "commit", "-q", "--allow-empty", "-m", "later")  # the blob is also asked for at an older commit
+    git(root, "config", "pack.compression", "1")  # the clone's pack-objects recompresses at level 1 too
+    # The mirror holds it in ~10 MB (zeros compress): the repository bound lets it in, the file bound
+    # must keep it out of memory. A read of it would lift this process's peak by 2 GiB.
+    peak_before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss  # KiB on Linux
+    repo = await env.register("huge")
+    status = await env.index(repo.id)
+    assert status.state == "ready", status.error
+    async with env.db.session() as session:
+        rows = {r.path: r for r in (await session.execute(select(SnapshotFile))).scalars()}
+    assert (rows["data/huge.bin"].skipped, rows["data/huge.bin"].size) == ("oversized", HUGE_BLOB)
+    assert rows["app.py"].skipped == ""
+    for at in ("", with_blob):  # the snapshot's row; ls-tree's size at another commit
+        error = await refused(env.file(repo.id, "data/huge.bin", at), "unsupported_file_type")
+        assert error.details["reason"] == "oversized"
+    grown = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before) * 1024
+    assert grown < 2**30, f"peak memory grew by {grown} bytes"
+
+
+async def test_a_repository_past_the_size_bound_fails_with_its_reason(
+    make_db, tmp_path: Path, pool: ExtractorPool
+) -> None:  # type: ignore[no-untyped-def]
+    db = make_db("indexer")
+    (tmp_path / "repos").mkdir()
+    env = Env(db, make_settings(tmp_path, db, max_repository_bytes=256 * 1024), pool, tmp_path / "repos")
+    # Random bytes do not compress: the clone outgrows the bound and is stopped, never left half-indexed.
+    commit(init_repo(env.root / "big"), {"app.py": "x = 1\n", "blob.bin": os.urandom(1024 * 1024)}, "big")
+    repo = await env.register("big")
+    status = await env.index(repo.id)
+    assert (status.state, status.error_code) == ("failed", "repository_too_large"), status.error
+    assert "limit 262144" in status.error
 
 
 async def test_tool_configuration_files_are_served_though_no_facts_are_extracted(env: Env) -> None:
