@@ -142,7 +142,8 @@ def table(r: dict[str, Any]) -> str:
         f"{'incremental re-index (server side)':<40} {'seconds':>8}  target    phases",
     ]
     for change in r["changes"]:
-        total = change["timings"].get("total", change["seconds"])
+        # Server side: the pipeline and the switch of the run's final transaction.
+        total = change["timings"].get("total", change["seconds"]) + change["timings"].get("switch", 0.0)
         target = f"<= {TARGET_ONE_FILE_SECONDS}" if change["files"] == 1 else "grows with the change"
         verdict = ("ok" if total <= TARGET_ONE_FILE_SECONDS else "MISSED") if change["files"] == 1 else ""
         lines.append(

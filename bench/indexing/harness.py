@@ -95,12 +95,32 @@ def index(
     start = time.perf_counter()
     result = build_snapshot(inp, Limits(), pool, Progress())
     elapsed = time.perf_counter() - start
-    with psycopg.connect(dsn, autocommit=True) as conn:  # what the worker's final transaction does
+    with psycopg.connect(dsn) as conn:  # what the worker's final transaction does
         conn.execute(
             "UPDATE repositories SET snapshot_id = %s, head_sha = %s WHERE id = 'bench'",
             (result.snapshot_id, result.commit),
         )
         conn.execute("DELETE FROM snapshots WHERE repository_id = 'bench' AND id <> %s", (result.snapshot_id,))
+        pruned = conn.execute(  # the file rows only the deleted snapshots saw
+            "DELETE FROM file_versions WHERE repository_id = 'bench'"
+            " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s) RETURNING path, blob_sha",
+            (result.snapshot_id,),
+        ).fetchall()
+    # Server-side work after the pipeline, timed apart: the switch (in the run's final
+    # transaction) and the removal of facts no file row points at any more (after it: by delta
+    # among the pruned rows' blobs, else all of the repository's).
+    result.timings["switch"] = round(time.perf_counter() - start - elapsed, 4)
+    mark = time.perf_counter()
+    among = " AND (b.path, b.blob_sha) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
+    delta = "write" in result.by_delta
+    with psycopg.connect(dsn) as conn:
+        conn.execute(
+            "DELETE FROM blob_facts b WHERE b.repository_id = 'bench' AND NOT EXISTS (SELECT 1 FROM file_versions v"
+            " WHERE v.repository_id = 'bench' AND v.path = b.path AND v.blob_sha = b.blob_sha)"
+            + (among if delta else ""),
+            ([p for p, _ in pruned], [sha for _, sha in pruned]) if delta else (),
+        )
+    result.timings["facts_cleanup"] = round(time.perf_counter() - mark, 4)
     return elapsed, result
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 import threading
 from collections import Counter, OrderedDict
 from dataclasses import dataclass
+from typing import Any
 
 from services.indexer.bulk import FileRow
 from services.indexer.facts_codec import FileSummary
@@ -41,6 +42,7 @@ class IndexState:
     rule: str  # structure.source_rule of the tree
     rows: dict[str, FileRow]  # snapshot_files rows as written
     documents: dict[str, bytes]  # encoded documents as written
+    sums: dict[str, Any]  # the statistics document's counts and sums (pipeline._sums)
     history: HistoryState  # the sums behind the history document
     left_out: list[str]  # notes on the paths no API can address (addressable.split_addressable)
 

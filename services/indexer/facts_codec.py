@@ -41,7 +41,6 @@ class Resolution(msgspec.Struct, omit_defaults=True):
 
 _summary_encoder = msgspec.msgpack.Encoder()
 _summary_decoder = msgspec.msgpack.Decoder(FileSummary)
-_summaries_decoder = msgspec.msgpack.Decoder(list[FileSummary])
 _resolution_decoder = msgspec.msgpack.Decoder(Resolution)
 
 
@@ -66,15 +65,6 @@ def encode_summary(summary: FileSummary) -> bytes:
 
 def decode_summary(data: bytes) -> FileSummary:
     return _summary_decoder.decode(data)
-
-
-def encode_summaries(summaries: Sequence[FileSummary]) -> bytes:
-    """A whole snapshot's summaries as one value: the next incremental index decodes it at once."""
-    return _summary_encoder.encode(summaries)
-
-
-def decode_summaries(data: bytes) -> list[FileSummary]:
-    return _summaries_decoder.decode(data)
 
 
 def summary_to_facts(summary: FileSummary) -> FileFacts:

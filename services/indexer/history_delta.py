@@ -12,6 +12,7 @@ Its document is byte for byte ``orjson.dumps(msgspec.to_builtins(summarize_histo
 
 from __future__ import annotations
 
+from bisect import bisect_left
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -53,6 +54,13 @@ class HistoryState:
     huge: int
     encoded: dict[str, bytes]  # path -> its FileHistory, encoded
     histories: dict[str, FileHistory]
+    # What the last document listed, kept so the next one costs the paths that moved: the
+    # sorted paths of its files array, the tree's paths it was filtered by, the paths that
+    # entered or left ``files`` since, and the paths with two commits or more (hot spot material).
+    listed: list[str] = field(default_factory=list)
+    listed_for: frozenset[str] | None = None
+    moved: set[str] = field(default_factory=set)
+    multi: set[str] = field(default_factory=set)
 
     @classmethod
     def build(cls, commits: Sequence[CommitLike], depth: int) -> HistoryState:
@@ -82,6 +90,7 @@ class HistoryState:
                 entry = self.files.get(path)
                 if entry is None:
                     entry = self.files[path] = _File()
+                    self.moved.add(path)
                 entry.added += plus
                 entry.deleted += minus
             paths = list(dict.fromkeys(f[0] for f in commit.files))
@@ -130,18 +139,25 @@ class HistoryState:
                 del self.files[path]
                 self.encoded.pop(path, None)
                 self.histories.pop(path, None)
+                self.moved.add(path)
+                self.multi.discard(path)
                 continue
+            if len(entry.commits) >= 2:
+                self.multi.add(path)
+            else:
+                self.multi.discard(path)
             history = _history(path, entry)
             self.histories[path] = history
             self.encoded[path] = orjson.dumps(msgspec.to_builtins(history))
 
     def document(self, only_paths: Collection[str]) -> bytes:
         """The snapshot's history document, as ``pipeline`` stores it."""
-        paths = sorted(p for p in self.files if p in only_paths)
+        only = frozenset(only_paths)
+        paths = self._listed(only)
         files = b"[" + b",".join(self.encoded[p] for p in paths) + b"]"
         pairs = {pair: n for pair, n in self.support.items() if n >= MIN_SUPPORT}
-        cochanges = cochange_rules(CochangePairs(self.file_commits, pairs), only_paths)
-        spots = _hot_spots(self.histories[p] for p in paths if len(self.files[p].commits) >= 2)
+        cochanges = cochange_rules(CochangePairs(self.file_commits, pairs), only)
+        spots = _hot_spots(self.histories[p] for p in self.multi if p in only)
         head = orjson.dumps({"commits": len(self.commits), "huge_commits": self.huge})
         return (
             head[:-1]
@@ -155,6 +171,25 @@ class HistoryState:
             + orjson.dumps(self.depth)
             + b"}"
         )
+
+    def _listed(self, only: frozenset[str]) -> list[str]:
+        """Sorted, the paths with a history that are among ``only``: the last list, corrected
+        for the paths that moved since (in or out of ``files``, in or out of the tree)."""
+        if self.listed_for is None:
+            self.listed = sorted(p for p in self.files if p in only)
+        else:
+            listed = self.listed
+            for path in self.moved | (only ^ self.listed_for):
+                at = bisect_left(listed, path)
+                have = at < len(listed) and listed[at] == path
+                want = path in self.files and path in only
+                if want and not have:
+                    listed.insert(at, path)
+                elif have and not want:
+                    del listed[at]
+        self.listed_for = only
+        self.moved = set()
+        return self.listed
 
 
 def _history(path: str, entry: _File) -> FileHistory:

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Index,
     Integer,
     LargeBinary,
+    MetaData,
     String,
     Text,
     text,
@@ -59,6 +60,8 @@ class Repository(Base):
     created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
     head_sha: Mapped[str] = mapped_column(String(64), default="")  # of the last successful index
     snapshot_id: Mapped[str | None] = mapped_column(String(32), nullable=True)  # current snapshot
+    # seq of the snapshot whose file list the open file_versions rows are (the last one written).
+    files_seq: Mapped[int | None] = mapped_column(BigInteger, nullable=True)
     last_run_id: Mapped[str | None] = mapped_column(String(32), nullable=True)
 
 
@@ -108,6 +111,8 @@ class Snapshot(Base):
     run_id: Mapped[str] = mapped_column(String(32))
     commit_sha: Mapped[str] = mapped_column(String(64))
     created_at: Mapped[int] = mapped_column(BigInteger, default=now_ms)
+    # From the sequence snapshot_seq: increasing in the order snapshots are written, never reused.
+    seq: Mapped[int] = mapped_column(BigInteger, server_default=text("nextval('snapshot_seq')"))
     # Documents over the whole tree, as JSON bytes: written once per index and always read
     # whole, so neither the server's JSONB parse nor its pglz compression is worth paying.
     stats: Mapped[bytes] = mapped_column(LargeBinary)
@@ -115,14 +120,43 @@ class Snapshot(Base):
     segments: Mapped[bytes] = mapped_column(LargeBinary)
     network: Mapped[bytes] = mapped_column(LargeBinary)
     history: Mapped[bytes] = mapped_column(LargeBinary)
-    # Every file's summary (before resolution), so an incremental index loads one value.
     facts_schema: Mapped[int] = mapped_column(Integer)
-    summaries: Mapped[bytes] = mapped_column(LargeBinary)
 
 
-class SnapshotFile(Base):
+class FileVersion(Base):
+    """One version of one path, in the snapshots whose ``seq`` is in [since_seq, until_seq).
+
+    An index by delta closes the rows of the paths it changed and adds their new versions;
+    every other row stays as it is (docs/indexing.md#incremental-indexing)."""
+
+    __tablename__ = "file_versions"
+    __table_args__ = (Index("ix_file_versions_repository_until", "repository_id", "until_seq"),)
+    repository_id: Mapped[str] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), primary_key=True)
+    path: Mapped[str] = mapped_column(Text, primary_key=True)
+    since_seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    until_seq: Mapped[int] = mapped_column(BigInteger)  # OPEN_SEQ while in the last written snapshot
+    blob_sha: Mapped[str] = mapped_column(String(64))
+    mode: Mapped[str] = mapped_column(String(6))
+    size: Mapped[int] = mapped_column(BigInteger)
+    language: Mapped[str] = mapped_column(String(32), default="")
+    skipped: Mapped[str] = mapped_column(String(32), default="")
+    resolved: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+OPEN_SEQ = 2**63 - 1
+
+
+class _Views(DeclarativeBase):
+    """Read-only views, kept out of the service's metadata (migrations create them by hand)."""
+
+    metadata = MetaData()
+
+
+class SnapshotFile(_Views):
+    """The files of a snapshot: the view ``snapshot_files`` over ``file_versions``."""
+
     __tablename__ = "snapshot_files"
-    snapshot_id: Mapped[str] = mapped_column(ForeignKey("snapshots.id", ondelete="CASCADE"), primary_key=True)
+    snapshot_id: Mapped[str] = mapped_column(String(32), primary_key=True)
     path: Mapped[str] = mapped_column(Text, primary_key=True)
     blob_sha: Mapped[str] = mapped_column(String(64))
     mode: Mapped[str] = mapped_column(String(6))

@@ -26,9 +26,7 @@ from services.indexer.delta import STATES, IndexState, StateCache, same_shape
 from services.indexer.extraction import ExtractorPool, ExtractTask, Item
 from services.indexer.facts_codec import (
     FileSummary,
-    decode_summaries,
     decode_summary,
-    encode_summaries,
     resolution_of,
     summary_to_facts,
 )
@@ -235,11 +233,11 @@ def build_snapshot(
         snapshot_id = new_id()
         rows, base = tree.rows(current)
         documents: dict[str, Any] = {
-            "stats": _stats(commit, tree.ordered_files(), progress.parsed),
+            "stats": tree.stats(commit, progress.parsed),
             **encoded,
             "history": history,
         }
-        bulk.write_snapshot(
+        written_by_delta = bulk.write_snapshot(
             conn,
             snapshot_id=snapshot_id,
             repository_id=inp.repository_id,
@@ -249,8 +247,8 @@ def build_snapshot(
             files=rows,
             documents=documents,
             facts_schema=FACTS_SCHEMA_VERSION,
-            summaries=encode_summaries(tree.ordered_summaries()),
             base=base,
+            same_as_base=tree.same_documents,
         )
         clock.lap("write")
     states.put(tree.state(inp.repository_id, snapshot_id, commit, structure, encoded, history_state, left_out))
@@ -272,7 +270,7 @@ def build_snapshot(
                 ("resolve", tree.changed is not None),
                 ("structure", tree.structure_by_delta),
                 ("history", history_by_delta),
-                ("write", base is not None),
+                ("write", written_by_delta),
             )
             if done
         ],
@@ -317,6 +315,8 @@ class _Tree:
         self.rule = state.rule if state is not None else ""
         self.all_rows: dict[str, bulk.FileRow] = {}
         self.structure_by_delta = False
+        self.same_documents: set[str] = set()  # documents equal to the previous snapshot's
+        self.sums: dict[str, Any] = {}  # of the statistics document (``stats``)
 
     @classmethod
     def build(
@@ -358,11 +358,28 @@ class _Tree:
     def ordered_files(self) -> list[FileFacts]:
         return list(self.files.values())  # built in tree order; updates by delta keep it
 
-    def ordered_summaries(self) -> list[FileSummary]:
-        return [self.summaries[p] for p in self.entries]
-
     def skipped_count(self) -> int:
         return sum(1 for f in self.files.values() if f.skipped)
+
+    def stats(self, commit: str, parsed: int) -> dict[str, Any]:
+        """The statistics document. After a structure by delta (same languages, skip reasons
+        and files) only the line and byte sums move: adjusted by the changed files."""
+        state = self.previous
+        if self.structure_by_delta and state is not None and state.sums:
+            sums = dict(state.sums)
+            for path in self.changed or ():
+                old, new = self.old_files[path], self.files[path]
+                sums["lines"] += (0 if new.skipped else new.lines) - (0 if old.skipped else old.lines)
+                sums["bytes"] += new.size - old.size
+        else:
+            sums = _sums(self.ordered_files())
+        self.sums = sums
+        return {
+            "commit": commit,
+            "files": sums["files"],
+            "files_parsed": parsed,
+            **{k: v for k, v in sums.items() if k != "files"},
+        }
 
     def structure(self) -> tuple[Structure, dict[str, bytes]]:
         """The structure and its three documents, encoded; by delta when only line counts moved."""
@@ -374,6 +391,7 @@ class _Tree:
                 encoded = dict(state.documents)
                 encoded["domains"] = _encode(structure.domains)
                 self.structure_by_delta = True
+                self.same_documents = {"segments", "network"}
                 return structure, encoded
         files = self.ordered_files()
         structure = analyze_structure(files)
@@ -443,6 +461,7 @@ class _Tree:
             rule=self.rule,
             rows=self.all_rows,
             documents=documents,
+            sums=self.sums,
             history=history,
             left_out=left_out,
         )
@@ -453,12 +472,11 @@ def _encode(value: Any) -> bytes:
 
 
 def _known(conn: Any, repository_id: str) -> dict[tuple[str, str], FileSummary]:
-    """What an incremental index may reuse: the current snapshot's summaries (one value), or
+    """What an incremental index may reuse: the summaries of the current snapshot's files, or
     failing that every summary stored for the repository."""
-    current = bulk.current_summaries(conn, repository_id, FACTS_SCHEMA_VERSION)
-    if current is not None:
-        return {(s.blob_sha, s.path): s for s in decode_summaries(current) if s.blob_sha}
-    stored = bulk.known_summaries(conn, repository_id, FACTS_SCHEMA_VERSION)
+    stored = bulk.current_summaries(conn, repository_id, FACTS_SCHEMA_VERSION)
+    if stored is None:
+        stored = bulk.known_summaries(conn, repository_id, FACTS_SCHEMA_VERSION)
     return {key: decode_summary(raw) for key, raw in stored.items()}
 
 
@@ -576,13 +594,12 @@ def _history(
     return previous.document(paths), previous, False
 
 
-def _stats(commit: str, files: Sequence[Any], parsed: int) -> dict[str, Any]:
+def _sums(files: Sequence[FileFacts]) -> dict[str, Any]:
+    """The statistics document but for the commit and the run's work, in its key order."""
     skipped = Counter(f.skipped for f in files if f.skipped)
     languages = Counter(f.language for f in files if f.language and not f.skipped)
     return {
-        "commit": commit,
         "files": len(files),
-        "files_parsed": parsed,
         "skipped": dict(sorted(skipped.items())),
         "languages": dict(languages.most_common()),
         "lines": sum(f.lines for f in files if not f.skipped),

@@ -5,10 +5,19 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from sqlalchemy import Select, and_, delete, exists, func, or_, select, update
+from sqlalchemy import Select, and_, delete, exists, func, or_, select, tuple_, update
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from services.indexer.models import ACTIVE_STATES, BlobFacts, IndexRun, Repository, Snapshot, SnapshotFile, now_ms
+from services.indexer.models import (
+    ACTIVE_STATES,
+    BlobFacts,
+    FileVersion,
+    IndexRun,
+    Repository,
+    Snapshot,
+    SnapshotFile,
+    now_ms,
+)
 
 # ---- repositories
 
@@ -193,22 +202,40 @@ async def snapshot_document(session: AsyncSession, snapshot_id: str, column: str
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
-async def delete_other_snapshots(session: AsyncSession, repo_id: str, keep: str) -> None:
+async def delete_other_snapshots(session: AsyncSession, repo_id: str, keep: str) -> list[tuple[str, str]]:
+    """Every snapshot but ``keep``, and the file rows no remaining snapshot sees: those closed at
+    or before the oldest left. After a switch these are the rows the last index replaced, so
+    this costs the change, not the tree (``bulk.write_snapshot``). Returns their (path, blob)."""
     await session.execute(delete(Snapshot).where(Snapshot.repository_id == repo_id, Snapshot.id != keep))
+    oldest = select(func.min(Snapshot.seq)).where(Snapshot.repository_id == repo_id).scalar_subquery()
+    pruned = await session.execute(
+        delete(FileVersion)
+        .where(FileVersion.repository_id == repo_id, FileVersion.until_seq <= oldest)
+        .returning(FileVersion.path, FileVersion.blob_sha)
+    )
+    return [(path, sha) for path, sha in pruned]
 
 
 async def delete_snapshot(session: AsyncSession, snapshot_id: str) -> None:
     await session.execute(delete(Snapshot).where(Snapshot.id == snapshot_id))
 
 
-async def delete_unreferenced_facts(session: AsyncSession, repo_id: str, snapshot_id: str) -> None:
-    """Facts of blobs the current snapshot no longer has (older versions, failed runs)."""
+async def delete_unreferenced_facts(
+    session: AsyncSession, repo_id: str, candidates: Sequence[tuple[str, str]] | None = None
+) -> None:
+    """Facts of blobs no file row points at any more (older versions, failed runs): among the
+    (path, blob) ``candidates`` (the rows a switch pruned), or all of the repository's."""
+    if candidates is not None and not candidates:
+        return
     referenced = exists().where(
-        SnapshotFile.snapshot_id == snapshot_id,
-        SnapshotFile.path == BlobFacts.path,
-        SnapshotFile.blob_sha == BlobFacts.blob_sha,
+        FileVersion.repository_id == repo_id,
+        FileVersion.path == BlobFacts.path,
+        FileVersion.blob_sha == BlobFacts.blob_sha,
     )
-    await session.execute(delete(BlobFacts).where(BlobFacts.repository_id == repo_id, ~referenced))
+    stmt = delete(BlobFacts).where(BlobFacts.repository_id == repo_id, ~referenced)
+    if candidates is not None:
+        stmt = stmt.where(tuple_(BlobFacts.path, BlobFacts.blob_sha).in_(list(candidates)))
+    await session.execute(stmt)
 
 
 def _with_facts(repo_id: str, snapshot_id: str) -> Select[SnapshotFile, bytes]:

@@ -189,12 +189,15 @@ class IndexWorker:
                     timings=result.timings,
                     notes=result.notes,
                 )
-                await queries.delete_other_snapshots(session, repo.id, result.snapshot_id)
+                pruned = await queries.delete_other_snapshots(session, repo.id, result.snapshot_id)
         if owned is None or current is None:
             return await self._cancelled(run.id, repo.id)
         self.wake_relay()
         async with self.db.session() as session:
-            await queries.delete_unreferenced_facts(session, repo.id, result.snapshot_id)
+            # By delta, only the facts of the rows the switch pruned can have lost their last
+            # reference; otherwise (a full write, after failed runs) look at all of them.
+            candidates = pruned if "write" in result.by_delta else None
+            await queries.delete_unreferenced_facts(session, repo.id, candidates)
         log.info("indexed %s at %s: %s", repo.id, result.commit[:12], result.timings)
         return "ready"
 

@@ -5,7 +5,8 @@ removed, modules added, deleted and renamed, test files, a JavaScript file, a sk
 and every commit is indexed twice with the real pipeline against PostgreSQL: incrementally,
 continuing from the previous index (by delta when this process still holds its state, from the
 database when the state was lost, as on another replica), and fully into a second repository.
-The snapshots must agree on every stored byte: the documents, the summaries and every file row.
+The snapshots must agree on every stored byte: the documents and every file row (whichever
+way each was written: by delta, copied from the base snapshot, or whole).
 The one exception is ``stats.files_parsed``, which counts the work of the run, not the tree.
 """
 
@@ -54,8 +55,10 @@ _edit = st.one_of(
     st.tuples(st.just("test"), st.sampled_from(MODULES), st.none()),
     st.tuples(st.just("js"), st.sampled_from(["web/index.js", "web/lib.js"]), st.none()),
 )
-# A commit is a few edits, and whether this process lost its state before indexing it.
-_commit = st.tuples(st.lists(_edit, min_size=1, max_size=4), st.booleans())
+# A commit is a few edits, and what happened before it was indexed: nothing, this process lost
+# its state (another replica), or a run wrote a snapshot of it that never became current (its
+# worker lost the run) and was deleted, leaving the file rows it opened and closed behind.
+_commit = st.tuples(st.lists(_edit, min_size=1, max_size=4), st.sampled_from(["keep", "lose", "discard"]))
 
 
 def _module(path: str) -> str:
@@ -93,8 +96,8 @@ def _snapshot(dsn: str, repository_id: str) -> dict[str, Any]:
     """Everything the current snapshot stores, minus ids and the run's own work count."""
     with psycopg.connect(dsn) as conn:
         row = conn.execute(
-            "SELECT s.id, s.commit_sha, s.stats, s.domains, s.segments, s.network, s.history, s.facts_schema,"
-            " s.summaries FROM snapshots s JOIN repositories r ON r.snapshot_id = s.id WHERE r.id = %s",
+            "SELECT s.id, s.commit_sha, s.stats, s.domains, s.segments, s.network, s.history, s.facts_schema"
+            " FROM snapshots s JOIN repositories r ON r.snapshot_id = s.id WHERE r.id = %s",
             (repository_id,),
         ).fetchone()
         assert row is not None
@@ -113,7 +116,6 @@ def _snapshot(dsn: str, repository_id: str) -> dict[str, Any]:
         "network": bytes(row[5]),
         "history": bytes(row[6]),
         "schema": row[7],
-        "summaries": bytes(row[8]),
         "files": [tuple(bytes(v) if isinstance(v, memoryview) else v for v in f) for f in files],
     }
 
@@ -133,7 +135,9 @@ class Indexer:
                     (repository_id, repository_id, f"{repo}#{repository_id}"),
                 )
 
-    def index(self, repository_id: str, *, incremental: bool, states: StateCache) -> SnapshotResult:
+    def index(
+        self, repository_id: str, *, incremental: bool, states: StateCache, discard: bool = False
+    ) -> SnapshotResult:
         source = validate_local_repository(self.repo, [str(self.repo.parent)])
         mirror = self.work / f"{repository_id}.git"
         inp = PipelineInput(
@@ -146,6 +150,10 @@ class Indexer:
             history_cache=mirror.with_suffix(".history"),
         )
         result = build_snapshot(inp, Limits(), self.pool, Progress(), states)
+        if discard:  # the worker's final transaction when it no longer owns the run
+            with psycopg.connect(self.dsn, autocommit=True) as conn:
+                conn.execute("DELETE FROM snapshots WHERE id = %s", (result.snapshot_id,))
+            return result
         with psycopg.connect(self.dsn, autocommit=True) as conn:  # the worker's final transaction
             conn.execute(
                 "UPDATE repositories SET snapshot_id = %s, head_sha = %s WHERE id = %s",
@@ -153,6 +161,11 @@ class Indexer:
             )
             conn.execute(
                 "DELETE FROM snapshots WHERE repository_id = %s AND id <> %s", (repository_id, result.snapshot_id)
+            )
+            conn.execute(  # the file rows only the deleted snapshots saw
+                "DELETE FROM file_versions WHERE repository_id = %s"
+                " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s)",
+                (repository_id, result.snapshot_id),
             )
         return result
 
@@ -181,7 +194,7 @@ def dsn_factory(databases):  # type: ignore[no-untyped-def]
 )
 @given(history=st.lists(_commit, min_size=2, max_size=5))
 def test_a_chain_of_incremental_indexes_equals_a_full_index(
-    history: list[tuple[list[tuple[str, str, Any]], bool]], dsn_factory: Any, pool: ExtractorPool, tmp_path_factory: Any
+    history: list[tuple[list[tuple[str, str, Any]], str]], dsn_factory: Any, pool: ExtractorPool, tmp_path_factory: Any
 ) -> None:
     root = tmp_path_factory.mktemp("equivalence")
     repo = init_repo(root / "repo")
@@ -189,7 +202,7 @@ def test_a_chain_of_incremental_indexes_equals_a_full_index(
     indexer = Indexer(dsn_factory(), repo, root, pool)
     indexer.index("inc", incremental=False, states=indexer.states)
     serial = 0
-    for step, (edits, lose_state) in enumerate(history, start=1):
+    for step, (edits, before) in enumerate(history, start=1):
         changes: dict[str, str | bytes] = {}
         for edit in edits:
             serial += 1
@@ -198,8 +211,10 @@ def test_a_chain_of_incremental_indexes_equals_a_full_index(
         git(repo, "add", "-A")
         when, who = 1_700_000_000 + step * 3600, ("alice", "bob")[step % 2]
         git(repo, "commit", "-q", "--allow-empty", "-m", f"Fix step {step}", at=when, who=who)  # empty: history only
-        if lose_state:
+        if before == "lose":
             indexer.states = StateCache()  # as if another replica ran it: load from the database
+        elif before == "discard":
+            indexer.index("inc", incremental=True, states=indexer.states, discard=True)
         indexer.index("inc", incremental=True, states=indexer.states)
         indexer.index("full", incremental=False, states=StateCache(0))
         incremental, full = _snapshot(indexer.dsn, "inc"), _snapshot(indexer.dsn, "full")
@@ -219,5 +234,12 @@ def test_a_body_change_is_indexed_by_delta(dsn_factory: Any, pool: ExtractorPool
     result = indexer.index("inc", incremental=True, states=indexer.states)
     assert result.files_parsed == 1
     assert result.by_delta == ["load", "resolve", "structure", "history", "write"]
+    with psycopg.connect(indexer.dsn) as conn:  # one file row written, the replaced one pruned
+        versions = conn.execute(
+            "SELECT count(*), count(*) FILTER (WHERE since_seq = s.seq) FROM file_versions v"
+            " JOIN snapshots s ON s.id = %s WHERE v.repository_id = 'inc'",
+            (result.snapshot_id,),
+        ).fetchone()
+    assert versions == (len(BASE), 1)
     indexer.index("full", incremental=False, states=StateCache(0))
     assert _snapshot(indexer.dsn, "inc") == _snapshot(indexer.dsn, "full")
