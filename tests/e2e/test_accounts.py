@@ -297,6 +297,8 @@ def test_rate_limit_answers_429_with_retry_after(http: httpx.Client, standins: S
     body = assert_error(refused, 429, "rate_limited")
     assert 1 <= int(refused.headers["Retry-After"]) <= 60
     assert body["details"]["scope"] == "token"
+    # Counts and times are JSON integers (a Struct crossing gRPC made them 5.0 before: #22).
+    assert all(type(body["details"][k]) is int for k in ("limit", "retry_after", "reset_at")), body
 
 
 def test_ai_chat_streams_through_the_gateway(http: httpx.Client, standins: StandIns) -> None:
