@@ -7,8 +7,10 @@ from __future__ import annotations
 
 import textwrap
 
+import msgspec
+
 from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check, learn
-from services.analyzer.engine.conventions import LANGUAGE, REPOSITORY, Scope, make
+from services.analyzer.engine.conventions import DIRECTORY, LANGUAGE, REPOSITORY, Scope, make
 from services.analyzer.engine.file_check import FileCheck, index_of
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS
@@ -456,3 +458,35 @@ def test_a_test_name_may_quote_the_code_it_tests() -> None:
         """
 
     assert _found(_review(model, "tests/test_quoting.py", text), "naming") == [("naming.case.test_function", 9)]
+
+
+def test_a_file_the_declaring_tool_excludes_is_not_held_to_the_habit_learned_for_that_rule() -> None:
+    # loguru's model: ruff (I001 selected) excludes tests/exceptions/source/*, whose fixtures put
+    # `from loguru import logger` first because the rendered traceback is the expected output; the
+    # declaration replaced the learned import order in loguru/ and docs/ only, and the habit learned
+    # over all python files (135 of 140) kept governing the fixtures.
+    learned = make(
+        "formatting",
+        "formatting.imports.order",
+        Scope(LANGUAGE, "python"),
+        "ordered",
+        135,
+        140,
+        DEFAULT_THRESHOLDS,
+        language="python",
+    )
+    declared = msgspec.structs.replace(
+        learned,
+        id="formatting.imports.order@directory:loguru[python]",
+        scope=Scope(DIRECTORY, "loguru"),
+        source="declared",
+        params={"exempt": "tests/exceptions/source/*"},
+    )
+    model = ConventionModel(conventions=[learned, declared], files=140)
+    fixture = "from loguru import logger\n\nimport sys\n\nlogger.add(sys.stderr)\n"
+
+    def found(path: str) -> list[str]:
+        return [f.rule for f in check(extract(path, fixture.encode()), fixture, model)]
+
+    assert found("tests/exceptions/source/others/recursion_error.py") == []
+    assert found("tests/test_add_sinks.py") == ["formatting.imports.order"]

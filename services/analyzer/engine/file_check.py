@@ -53,6 +53,14 @@ class ModelIndex:
             held = table.get(key)
             if held is None or (conv.source == "config", conv.confidence) > (held.source == "config", held.confidence):
                 table[key] = conv
+        # (rule, language) -> the files a tool declaring that rule excludes (declared.py), which the
+        # habit learned for the rule in a narrower or wider scope does not reach either: loguru's
+        # ruff excludes the exception-rendering fixtures whose import order is the expected output.
+        self.declared_exempt: dict[tuple[str, str], str] = {}
+        for conv in model.conventions:
+            exempt = conv.params.get("exempt") if conv.source == "declared" else None
+            if isinstance(exempt, str) and exempt:
+                self.declared_exempt.setdefault((conv.rule, conv.language), exempt)
         self.extra: dict[str, Any] = {}  # family-specific lookup tables, built lazily by families
         self._chains: dict[tuple[str, str], tuple[ScopeKey, ...]] = {}
         self._domains: dict[str, str] = {}
@@ -156,6 +164,8 @@ class FileCheck:
         if self.prefs.families is not None and conv.family not in self.prefs.families:
             return False
         exempt = conv.params.get("exempt")  # files the declaring tool excludes (declared.py)
+        if conv.source == "learned":
+            exempt = self.index.declared_exempt.get((conv.rule, conv.language))
         if isinstance(exempt, str) and exempt and any(path_glob(g).match(self.path) for g in exempt.split("\n")):
             return False
         return not self.index.config.is_disabled(conv.rule, conv.family)
