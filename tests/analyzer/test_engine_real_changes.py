@@ -298,6 +298,36 @@ def test_methods_of_generic_protocol_and_abstract_classes_are_the_repositorys_ow
     assert _found(findings, "naming") == [("naming.case.method", 12), ("naming.case.method", 19)]
 
 
+def test_a_javascript_const_is_cased_as_the_repositorys_variables() -> None:
+    """yargs and zustand: a handful of camelCase module ``const`` names, hundreds of camelCase
+    variables, ``UPPER_CASE`` for the true constants. ``export const completion_zsh_template``
+    breaks the one habit; ``MAX_DEPTH`` and a PascalCase component are still fine."""
+    files = {
+        f"src/middleware/store{i}.ts": (
+            f"export const createStore{i} = (initialState: number) => {{\n"
+            f"  let currentState = initialState\n"
+            f"  const listeners = new Set<number>()\n"
+            f"  const setState = (nextState: number) => {{\n"
+            f"    currentState = nextState\n"
+            f"    listeners.add(currentState)\n"
+            f"  }}\n"
+            f"  return {{ setState, listeners }}\n"
+            f"}}\n"
+        )
+        for i in range(12)
+    }
+    model = _learn(files)
+    text = """
+        export const MAX_DEPTH = 10
+        export const Provider = (props: object) => props
+        export const completion_zsh_template = `#compdef {{app_name}}
+        _{{app_name}}_yargs_completions()`
+        export const completionShTemplate = `###-begin-{{app_name}}-completions-###`
+        """
+    found = _found(_review(model, "src/traditional.ts", text), "naming")
+    assert found == [("naming.case.variable", 3)]
+
+
 # --- vocabulary: short forms that are not, harmful expansions, and misses -----------------------
 
 

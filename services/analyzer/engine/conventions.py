@@ -38,7 +38,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #    (dependencies.library.new).
 # 10: methods of classes whose imported base has none to override (Generic, Protocol, ABC, Enum)
 #    count for the method naming habit.
-MODEL_SCHEMA_VERSION = 10
+# 11: a JavaScript/TypeScript `const` not in UPPER_CASE is cased as the repository's variables.
+MODEL_SCHEMA_VERSION = 11
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -109,6 +109,17 @@ _NOTHING_TO_OVERRIDE = frozenset(
 )
 
 
+def binding_role(language: str, role: str, name: str) -> str:
+    """The role a name's case is judged in. A JavaScript or TypeScript ``const`` declares a binding,
+    not a constant: ``UPPER_CASE`` marks the constants, and any other ``const`` is cased as the
+    repository cases its variables (zustand's 7 camelCase module ``const`` names are thin evidence
+    alone, beside 281 camelCase variables they are one habit, which ``create_with_equality_fn``
+    breaks)."""
+    if role == "constant" and language in _JS_LIKE and case_style(name) not in (UPPER, UPPER_FLAT):
+        return "variable"
+    return role
+
+
 def imposed_methods(f: FileFacts) -> frozenset[str]:
     """Methods of classes that derive from a class the repository does not define (imported from
     the standard library or a third-party package, directly or through a class of this file):
@@ -257,7 +268,7 @@ def learn(inp: LearnInput) -> list[Convention]:
             key = (ident.role, ident.name)
             if ident.role in ROLES and key not in seen:
                 seen.add(key)
-                observe(ident.role, f, ident.name)
+                observe(binding_role(f.language, ident.role, ident.name), f, ident.name)
         stem = file_stem(f.path)
         if stem and not _LOCALE_FILE.match(stem) and len(raw_words(stem)) > 1:
             # A one-word file name (`application.js`) fits every style: it says nothing about
@@ -330,8 +341,10 @@ def check(fc: FileCheck) -> None:
     first_line: dict[tuple[str, str], int] = {}
     imposed = {("method", name) for name in imposed_methods(fc.facts)} | dictated(fc.facts)
     for ident in fc.facts.identifiers:
-        key = (ident.role, ident.name)
-        if key in first_line or key in imposed or not fc.touches(ident.line, ident.line):
+        if (ident.role, ident.name) in imposed:
+            continue
+        key = (binding_role(fc.language, ident.role, ident.name), ident.name)
+        if key in first_line or not fc.touches(ident.line, ident.line):
             continue
         first_line[key] = ident.line
     found: dict[str, list[tuple[int, str, str]]] = {}  # role -> (line, name, style) breaking it
