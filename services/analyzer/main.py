@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import partial
 from pathlib import Path
 
-from services.analyzer import model_store, upgrade
+from services.analyzer import cache_refresh, model_store, upgrade
 from services.analyzer.deps import Deps
 from services.analyzer.models import outbox
 from services.analyzer.servicer import AnalyzerServicer
@@ -23,6 +23,7 @@ async def setup(runtime: ServiceRuntime) -> None:
         "services.contracts.v1.AnalyzerService",
     )
     await model_store.start_consumers(runtime, deps)
+    runtime.supervise("cache-refresh", partial(cache_refresh.run, deps))
     # A start-up pass that finishes; each relearning has the learning time limit.
     runtime.supervise("relearn-outdated", partial(upgrade.relearn_in_background, deps), once=True, stall_after=None)
 

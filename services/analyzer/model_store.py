@@ -34,12 +34,12 @@ from services.analyzer.engine import (
 from services.analyzer.engine.conventions import MODEL_SCHEMA_VERSION
 from services.analyzer.models import inbox, now_ms
 from services.analyzer.state import LoadedRepo
-from services.contracts.v1 import events_pb2
+from services.contracts.v1 import events_pb2, indexer_pb2
 from services.kit.bus import SUBJECT_REPOSITORY_DELETED, SUBJECT_REPOSITORY_INDEXED, SUBJECT_SUBSCRIPTION_CHANGED
 from services.kit.errors import ServiceError
 from services.kit.inbox import EventConsumer, PermanentError
 from services.kit.runtime import ServiceRuntime
-from services.source.facts import FileFacts
+from services.source.facts import FileFacts, decode
 
 log = logging.getLogger(__name__)
 
@@ -237,6 +237,8 @@ async def learn_and_store(
     }
     summary = summarize(facts, model, domains=domains_doc, history=history_doc, config=config_info, timings=timings)
     summary["facts_delta"] = delta.as_dict()  # how much of the snapshot this run decoded
+    # The files the warm-up checks, so that replicas which load this model check the same ones.
+    summary["warm_paths"] = [f.path for f in model_warmup.samples(facts)]
     payload = await asyncio.to_thread(encode_model, model)
     await queries.upsert_repository(session, repo_id, owner=owner, full_name=full_name, head_sha=answered)
     model_id = await queries.save_model(
@@ -282,6 +284,26 @@ async def _prepare(deps: Deps, entry: LoadedRepo, commit: str, facts: list[FileF
     texts = await asyncio.gather(*(_file_text(deps, entry.id, f.path, commit) for f in sampled))
     files = [(f, text) for f, text in zip(sampled, texts, strict=True) if text is not None]
     await asyncio.to_thread(model_warmup.prepare, entry.model, files)
+
+
+async def prepare_loaded(deps: Deps, entry: LoadedRepo) -> None:
+    """The same for a model another replica learned: its warm-up files as the indexer has them."""
+    if entry.model is None:
+        return
+    replies = await asyncio.gather(
+        *(_file_reply(deps, entry.id, path, entry.commit) for path in entry.summary.get("warm_paths", []))
+    )
+    files = [(decode(r.facts), r.content.decode("utf-8", "replace")) for r in replies if r is not None and r.facts]
+    await asyncio.to_thread(model_warmup.prepare, entry.model, files)
+
+
+async def _file_reply(deps: Deps, repo_id: str, path: str, commit: str) -> indexer_pb2.FileContent | None:
+    try:
+        return await deps.indexer.file(repo_id, path, commit)
+    except ServiceError as exc:
+        if exc.transient:
+            raise
+        return None  # indexed again since: the warm-up does without this file
 
 
 def _new_id() -> str:

@@ -50,6 +50,11 @@ async def repository_version(session: AsyncSession, repo_id: str) -> int | None:
     return (await session.execute(stmt)).scalar_one_or_none()
 
 
+async def repository_versions(session: AsyncSession, repo_ids: Sequence[str]) -> dict[str, int]:
+    stmt = select(Repository.id, Repository.version).where(Repository.id.in_(list(repo_ids)))
+    return {repo_id: version for repo_id, version in (await session.execute(stmt)).all()}
+
+
 async def upsert_repository(session: AsyncSession, repo_id: str, *, owner: str, full_name: str, head_sha: str) -> None:
     values = {"id": repo_id, "owner": owner, "full_name": full_name, "head_sha": head_sha, "updated_at": now_ms()}
     stmt = insert(Repository).values(**values, version=0, state="pending")

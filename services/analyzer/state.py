@@ -52,6 +52,9 @@ class RepoCache:
             entry = self._by_id.get(repo_id) if repo_id else None
         return entry
 
+    def entries(self) -> list[LoadedRepo]:
+        return list(self._by_id.values())
+
     def fresh(self, entry: LoadedRepo) -> bool:
         return time.monotonic() - entry.checked_at < self.revalidate_seconds
 

@@ -9,7 +9,8 @@ from functools import partial
 import pytest
 from sqlalchemy import select
 
-from services.analyzer import model_store
+from services.analyzer import cache_refresh, model_store, repo_lookup
+from services.analyzer.deps import Deps
 from services.analyzer.engine import decode_model
 from services.analyzer.models import ConventionModelRow, Repository, inbox
 from services.contracts.v1 import analyzer_pb2, events_pb2
@@ -286,3 +287,32 @@ async def test_model_status_names_the_served_commit_and_never_learns(harness: Ha
     with pytest.raises(ServiceError) as denied:
         await call(harness.stub.GetModelStatus, analyzer_pb2.RepoRequest(repo="r-alice"), principal=BOB)
     assert denied.value.code == "repo_not_found"
+
+
+async def test_another_replica_loads_and_warms_a_relearned_model_before_a_request(
+    harness: Harness, bus: Bus, consumers
+) -> None:
+    """Replica A learns each index; replica B (same database and indexer) picks the new model up
+    in its background pass (cache_refresh), tables built, so no request of B reloads it."""
+    replica_b = Deps.build(harness.deps.db, harness.deps.settings)
+    repo = harness.indexer.repos["r-alice"]
+    await publish_indexed(bus, repo.head)
+    await wait_for(learned_at(harness, repo.head))
+    served = await repo_lookup.resolve(replica_b, "r-alice")  # B loads commit 1 on its first request
+    assert served.commit == repo.head
+    assert await cache_refresh.refresh(replica_b) == 0  # nothing moved: entries marked checked
+
+    repo.head = "c0ffee0000000000000000000000000000000002"
+    repo.files["app/billing/extra.py"] = b"def addTotals(a, b):\n    return a + b\n"
+    await publish_indexed(bus, repo.head)
+    await wait_for(learned_at(harness, repo.head))
+    assert await cache_refresh.refresh(replica_b) == 1
+    entry = replica_b.cache.get("r-alice")
+    assert entry is not None
+    assert entry.commit == repo.head
+    assert entry.model is not None
+    index = entry.model.__dict__.get("_index")  # built by the pass, with the families' tables
+    assert index is not None
+    assert index.extra
+    assert entry.summary["warm_paths"]
+    await replica_b.indexer.close()
