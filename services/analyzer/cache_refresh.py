@@ -55,9 +55,12 @@ async def run(deps: Deps) -> None:
     while True:
         try:
             await refresh(deps)
-        except Exception:
-            # A failed pass costs nothing but speed: requests revalidate their entry inline.
-            log.exception("refreshing the repository cache failed; requests revalidate inline")
+        except Exception as exc:
+            # A failed pass costs nothing but speed: requests revalidate their entry inline. One
+            # line, no traceback: while the database is down this repeats every pass.
+            log.warning(
+                "refreshing the repository cache failed (%s: %s); requests revalidate inline", type(exc).__name__, exc
+            )
         beat()
         with idle():
             await asyncio.sleep(period)
