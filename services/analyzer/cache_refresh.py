@@ -6,8 +6,9 @@ the version, finds it moved, and reloads the model (a database read, a msgpack d
 calibration queries) and then builds the model's lookup tables, all before it answers. The loop
 reads every cached repository's version in one query every half ``cache_revalidate_seconds``,
 reloads and warms up (``model_warmup``) the changed ones, and marks the others checked, so
-requests find their entry fresh. When the loop is behind or down, ``repo_lookup.resolve``
-revalidates inline as before, so the bound on how stale a replica can be is unchanged.
+requests find their entry fresh; it re-reads the owners' preferences held the same way. When the
+loop is behind or down, ``repo_lookup.resolve`` and ``preferences.for_owner`` read inline as
+before, so the bound on how stale a replica can be is unchanged.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from services.analyzer import loading, model_store, queries
+from services.analyzer import loading, model_store, preferences, queries
 from services.analyzer.deps import Deps
 from services.kit.supervision import beat, idle
 
@@ -24,6 +25,7 @@ log = logging.getLogger(__name__)
 
 async def refresh(deps: Deps) -> int:
     """One pass; returns how many repositories were reloaded."""
+    await preferences.refresh_cached(deps)
     entries = [e for e in deps.cache.entries() if e.ready]
     if not entries:
         return 0

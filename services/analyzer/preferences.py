@@ -195,6 +195,22 @@ async def for_owner(deps: Deps, session: AsyncSession | None, owner: str) -> Eff
     return prefs
 
 
+async def refresh_cached(deps: Deps) -> None:
+    """Re-read the preferences of every owner held, in one query (the background ``cache_refresh``
+    pass), so an analysis after a pause finds them fresh instead of reading them itself."""
+    owners = list(deps.preferences)
+    if not owners:
+        return
+    started = time.monotonic()
+    async with deps.db.session() as session:
+        rows = await queries.preferences_of(session, owners)
+        documents = {owner: dict(row.document) for owner, row in rows.items()}
+    for owner in owners:
+        held = deps.preferences.get(owner)
+        if held is None or held[0] < started:  # a PATCH on this replica during the read wins
+            deps.preferences[owner] = (time.monotonic(), effective(documents.get(owner, {})))
+
+
 def caller_id() -> str:
     principal = current_principal()
     return principal.user_id if principal is not None else ""

@@ -335,6 +335,11 @@ async def preferences(session: AsyncSession, owner: str) -> Preferences | None:
     return await session.get(Preferences, owner)
 
 
+async def preferences_of(session: AsyncSession, owners: Sequence[str]) -> dict[str, Preferences]:
+    stmt = select(Preferences).where(Preferences.owner.in_(list(owners)))
+    return {row.owner: row for row in (await session.execute(stmt)).scalars()}
+
+
 async def save_preferences(session: AsyncSession, owner: str, document: dict[str, Any], user_id: str) -> int:
     at = now_ms()
     stmt = insert(Preferences).values(owner=owner, document=document, updated_by=user_id, updated_at=at)

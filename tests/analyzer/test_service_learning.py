@@ -9,7 +9,7 @@ from functools import partial
 import pytest
 from sqlalchemy import select
 
-from services.analyzer import cache_refresh, model_store, repo_lookup
+from services.analyzer import cache_refresh, model_store, preferences, queries, repo_lookup
 from services.analyzer.deps import Deps
 from services.analyzer.engine import decode_model
 from services.analyzer.models import ConventionModelRow, Repository, inbox
@@ -315,4 +315,12 @@ async def test_another_replica_loads_and_warms_a_relearned_model_before_a_reques
     assert index is not None
     assert index.extra
     assert entry.summary["warm_paths"]
+
+    # The owner's preferences held by B are re-read by the same pass (one query for all owners).
+    owner = "user:u-alice"
+    assert (await preferences.for_owner(replica_b, None, owner)).min_severity == "info"
+    async with harness.deps.db.session() as session:  # changed through replica A
+        await queries.save_preferences(session, owner, {"min_severity": "warning"}, "u-alice")
+    await cache_refresh.refresh(replica_b)
+    assert replica_b.preferences[owner][1].min_severity == "warning"
     await replica_b.indexer.close()
