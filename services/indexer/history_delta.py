@@ -12,7 +12,7 @@ Its document is byte for byte ``orjson.dumps(msgspec.to_builtins(summarize_histo
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +35,7 @@ from services.indexer.history import (
 
 TOP_HOT_SPOTS = 20
 MIN_SUPPORT = 2
+BLOCK = 512  # paths per block of the document's files array, joined once until one changes
 
 
 @dataclass
@@ -55,11 +56,16 @@ class HistoryState:
     encoded: dict[str, bytes]  # path -> its FileHistory, encoded
     histories: dict[str, FileHistory]
     # What the last document listed, kept so the next one costs the paths that moved: the
-    # sorted paths of its files array, the tree's paths it was filtered by, the paths that
-    # entered or left ``files`` since, and the paths with two commits or more (hot spot material).
-    listed: list[str] = field(default_factory=list)
+    # sorted paths of its files array in consecutive blocks (each with the first path it may
+    # hold and its entries joined, None once one of them changed), the tree's paths it was
+    # filtered by, the paths that entered or left ``files`` and those re-encoded since, and the
+    # paths with two commits or more (hot spot material).
+    blocks: list[list[str]] = field(default_factory=list)
+    starts: list[str] = field(default_factory=list)
+    joined: list[bytes | None] = field(default_factory=list)
     listed_for: frozenset[str] | None = None
     moved: set[str] = field(default_factory=set)
+    stale: set[str] = field(default_factory=set)
     multi: set[str] = field(default_factory=set)
 
     @classmethod
@@ -149,12 +155,13 @@ class HistoryState:
             history = _history(path, entry)
             self.histories[path] = history
             self.encoded[path] = orjson.dumps(msgspec.to_builtins(history))
+            self.stale.add(path)
 
     def document(self, only_paths: Collection[str]) -> bytes:
         """The snapshot's history document, as ``pipeline`` stores it."""
         only = frozenset(only_paths)
-        paths = self._listed(only)
-        files = b"[" + b",".join(self.encoded[p] for p in paths) + b"]"
+        self._relist(only)
+        files = b"[" + b",".join(self._joined(k) for k, block in enumerate(self.blocks) if block) + b"]"
         pairs = {pair: n for pair, n in self.support.items() if n >= MIN_SUPPORT}
         cochanges = cochange_rules(CochangePairs(self.file_commits, pairs), only)
         spots = _hot_spots(self.histories[p] for p in self.multi if p in only)
@@ -172,24 +179,57 @@ class HistoryState:
             + b"}"
         )
 
-    def _listed(self, only: frozenset[str]) -> list[str]:
-        """Sorted, the paths with a history that are among ``only``: the last list, corrected
-        for the paths that moved since (in or out of ``files``, in or out of the tree)."""
+    def _relist(self, only: frozenset[str]) -> None:
+        """Bring the blocks to the sorted paths with a history that are among ``only``: the
+        last list, corrected for the paths that moved since (in or out of ``files``, in or out
+        of the tree); a block whose paths or entries changed is joined again."""
         if self.listed_for is None:
-            self.listed = sorted(p for p in self.files if p in only)
+            listed = sorted(p for p in self.files if p in only)
+            self.blocks = [listed[i : i + BLOCK] for i in range(0, len(listed), BLOCK)] or [[]]
+            self.starts = [block[0] if block else "" for block in self.blocks]
+            self.joined = [None] * len(self.blocks)
         else:
-            listed = self.listed
             for path in self.moved | (only ^ self.listed_for):
-                at = bisect_left(listed, path)
-                have = at < len(listed) and listed[at] == path
+                k = self._block_of(path)
+                block = self.blocks[k]
+                at = bisect_left(block, path)
+                have = at < len(block) and block[at] == path
                 want = path in self.files and path in only
                 if want and not have:
-                    listed.insert(at, path)
+                    block.insert(at, path)
+                    self.joined[k] = None
                 elif have and not want:
-                    del listed[at]
+                    del block[at]
+                    self.joined[k] = None
+            for path in self.stale:
+                k = self._block_of(path)
+                if self.joined[k] is not None and path in only and path in self.files:
+                    self.joined[k] = None
+            self._split()
         self.listed_for = only
         self.moved = set()
-        return self.listed
+        self.stale = set()
+
+    def _block_of(self, path: str) -> int:
+        # The first block starts with "" or its first path; each later one at its first path
+        # when made. A block keeps its start, so order holds as paths come and go.
+        return max(bisect_right(self.starts, path) - 1, 0)
+
+    def _split(self) -> None:
+        k = 0
+        while k < len(self.blocks):
+            block = self.blocks[k]
+            if len(block) > 2 * BLOCK:
+                self.blocks[k : k + 1] = [block[:BLOCK], block[BLOCK:]]
+                self.starts.insert(k + 1, block[BLOCK])
+                self.joined[k : k + 1] = [None, None]
+            k += 1
+
+    def _joined(self, k: int) -> bytes:
+        joined = self.joined[k]
+        if joined is None:
+            joined = self.joined[k] = b",".join(self.encoded[p] for p in self.blocks[k])
+        return joined
 
 
 def _history(path: str, entry: _File) -> FileHistory:

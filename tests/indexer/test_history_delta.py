@@ -4,11 +4,14 @@ front, the oldest dropped, the tree's paths changing, ties in time, huge and rel
 
 from __future__ import annotations
 
+from unittest import mock
+
 import msgspec
 import orjson
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from services.indexer import history_delta
 from services.indexer.git.log import Commit, FileChange
 from services.indexer.history import summarize_history
 from services.indexer.history_delta import HistoryState
@@ -43,22 +46,29 @@ def _expected(commits: list[Commit], depth: int, paths: set[str]) -> bytes:
 @given(
     drawn=st.lists(_commit, min_size=1, max_size=30),
     depth=st.integers(1, 12),
-    steps=st.lists(st.integers(0, 4), min_size=1, max_size=6),
-    keep=st.sets(st.sampled_from(PATHS)),
+    steps=st.lists(
+        st.tuples(st.integers(0, 4), st.sets(st.sampled_from([*PATHS, "gen/1.py", "gen/7.py"]))), max_size=6
+    ),
+    block=st.sampled_from([1, 2, 3, 512]),
 )
 def test_a_sliding_window_by_delta_equals_a_summary_from_scratch(
     drawn: list[tuple[int, str, str, list[tuple[str, int, int]], bool]],
     depth: int,
-    steps: list[int],
-    keep: set[str],
+    steps: list[tuple[int, set[str]]],
+    block: int,
 ) -> None:
-    history = _commits(drawn)  # newest first
+    # Small blocks: the document's files array is joined from many, split as paths come in.
+    with mock.patch.object(history_delta, "BLOCK", block):
+        _slide(_commits(drawn), depth, steps)
+
+
+def _slide(history: list[Commit], depth: int, steps: list[tuple[int, set[str]]]) -> None:
     head = len(history) - 1  # index of the commit the window starts at, moving toward newer ones
     paths = set(PATHS) | {f"gen/{k}.py" for k in range(40)}
     window = history[head : head + depth]
     state = HistoryState.build(window, depth)
     assert state.document(paths) == _expected(window, depth, paths)
-    for step in steps:
+    for step, keep in steps:  # the window moves and the tree's paths change
         moved = head - max(head - step, 0)
         head -= moved
         before, window = window, history[head : head + depth]
