@@ -8,7 +8,8 @@ source file at the parent (extracted by ``services.source`` as the indexer does,
 incremental), the indexer's domains and co-change pairs (its own history summary of the parent's
 log), the repository's tool configuration files, the engine's ``learn``
 (``bench.quality.engines.learn_as_analyzer``), then ``services.analyzer.review.review`` on the
-changed files limited to their added lines, plus the change-level findings, with default
+changed files limited to their added lines (and the tool configuration files the change edits, as
+``analyze_pr`` is given every file), plus the change-level findings, with default
 preferences; each changed file's content at the parent is its base, so findings the parent already
 had are answered apart ("already there", as ``analyze_pr`` does) and counted beside the
 introduced ones: "before" figures count both, as the review did without a base. ``--window W``

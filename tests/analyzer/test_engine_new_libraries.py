@@ -150,3 +150,21 @@ def test_private_modules_and_newer_stdlib_modules_bring_in_no_library() -> None:
     assert library_of("python", imp("_pytest.fixtures", 1, group="third_party"), frozenset()) == ""
     found = _found(model, [imp("pytest", 1, group="third_party"), imp("dill", 2, group="third_party")])
     assert [line for line, _ in found] == [2]
+
+
+def test_a_library_the_project_declares_as_a_dependency_is_neither_new_nor_a_competitor() -> None:
+    # loguru's dev extra lists pytest-mypy-plugins, which tests/conftest.py imports as
+    # pytest_mypy_plugins; anyio's trio extra lists the trio its tests run against beside asyncio.
+    pyproject = (
+        '[project]\nname = "pkg"\ndependencies = ["httpx>=0.27"]\n\n'
+        '[project.optional-dependencies]\ndev = ["pytest-mypy-plugins==3.1.0"]\ntrio = ["trio >= 0.26"]\n'
+    )
+    files = _repo() + [py_file(f"pkg/loop{i}.py", imports=[imp("asyncio", 1)]) for i in range(12)]
+    new = [imp("pytest_mypy_plugins", 1, group="third_party"), imp("trio", 2, group="third_party")]
+    undeclared = learn(files)
+    found = check(py_file("pkg/new.py", imports=new), "import x\n" * 5, undeclared)
+    assert [(f.rule, f.start_line) for f in found] == [(RULE, 1), ("dependencies.library.async", 2)]
+
+    declared = learn(files, tool_configs={"pyproject.toml": pyproject})
+    assert declared.declared_libraries == ("httpx", "pytest_mypy_plugins", "trio")
+    assert check(py_file("pkg/new.py", imports=new), "import x\n" * 5, declared) == []

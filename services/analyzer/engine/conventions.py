@@ -108,6 +108,9 @@ class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
     # the same name in a subclass overrides a documented one (documentation.overrides).
     base_methods: dict[str, tuple[str, ...]] = {}
     stubs: tuple[str, ...] = ()  # paths of ``.pyi`` files: their module's types live there
+    # Libraries the project declares as dependencies (toolconfig.library_key of each): never a
+    # new dependency nor a competitor of the library settled for its job (anyio's optional trio).
+    declared_libraries: tuple[str, ...] = ()
     config: RepoConfig = msgspec.field(default_factory=RepoConfig)
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     schema: int = MODEL_SCHEMA_VERSION

@@ -106,6 +106,7 @@ def learn(
         acronyms=naming.learn_acronyms(inp),
         base_methods=base_methods,
         stubs=typing_family.stub_paths(kept),
+        declared_libraries=tuple(sorted(tools.libraries)) if tools is not None else (),
         config=cfg,
         thresholds=th,
     )

@@ -16,6 +16,7 @@ import configparser
 import io
 import json
 import posixpath
+import re
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -110,6 +111,9 @@ class ToolConfigs:
     tools: list[ToolSettings] = field(default_factory=list)
     editorconfigs: dict[str, EditorConfigFile] = field(default_factory=dict)  # directory -> file
     notes: list[str] = field(default_factory=list)  # files not read and why
+    # Distributions the project declares it depends on (pyproject.toml, package.json), named as
+    # ``library_key`` spells them: a library the project lists is a choice it made.
+    libraries: set[str] = field(default_factory=set)
 
     @property
     def files(self) -> list[str]:
@@ -138,13 +142,16 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
         text = texts[path]
         try:
             if name == PYPROJECT:
-                out.tools += _pyproject(path, tomllib.loads(text))
+                doc = tomllib.loads(text)
+                out.tools += _pyproject(path, doc)
+                out.libraries.update(_python_requirements(doc))
             elif name in INI_FILES:
                 out.tools += _ini(path, text)
             elif name in PRETTIER_FILES:
                 _prettier(out, path, _json_or_yaml(text), f"{name}: ")
             elif name == PACKAGE_JSON:
                 doc = json.loads(text)
+                out.libraries.update(_node_dependencies(doc))
                 if isinstance(doc, dict) and "prettier" in doc:
                     _prettier(out, path, doc["prettier"], 'package.json "prettier": ')
                 if isinstance(doc, dict) and isinstance(doc.get("eslintConfig"), dict):
@@ -162,6 +169,46 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
         except (ValueError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
             out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
     return out
+
+
+def library_key(name: str) -> str:
+    """A distribution or import name compared as PEP 503 does (``pytest-mypy-plugins`` is
+    ``pytest_mypy_plugins``); an npm scope is kept (``@scope/pkg``)."""
+    return re.sub(r"[-_.]+", "_", name.strip().lower())
+
+
+_REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+
+
+def _python_requirements(doc: Mapping[str, Any]) -> set[str]:
+    """[project] dependencies and optional-dependencies, [dependency-groups], Poetry's tables."""
+    specs: list[Any] = []
+    project = doc.get("project")
+    if isinstance(project, dict):
+        specs += project.get("dependencies") or []
+        optional = project.get("optional-dependencies")
+        if isinstance(optional, dict):
+            specs += [x for v in optional.values() if isinstance(v, list) for x in v]
+    groups = doc.get("dependency-groups")
+    if isinstance(groups, dict):
+        specs += [x for v in groups.values() if isinstance(v, list) for x in v]
+    out = {library_key(m.group(1)) for x in specs if isinstance(x, str) and (m := _REQUIREMENT_NAME.match(x))}
+    tool = doc.get("tool")
+    poetry = tool.get("poetry") if isinstance(tool, dict) else None
+    if isinstance(poetry, dict):
+        tables = [poetry.get("dependencies"), poetry.get("dev-dependencies")]
+        group = poetry.get("group")
+        if isinstance(group, dict):
+            tables += [g.get("dependencies") for g in group.values() if isinstance(g, dict)]
+        out.update(library_key(k) for t in tables if isinstance(t, dict) for k in t if k != "python")
+    return out
+
+
+def _node_dependencies(doc: Any) -> set[str]:
+    if not isinstance(doc, dict):
+        return set()
+    keys = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
+    return {library_key(k) for key in keys if isinstance(doc.get(key), dict) for k in doc[key]}
 
 
 def _json_or_yaml(text: str) -> Any:

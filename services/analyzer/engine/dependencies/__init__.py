@@ -14,6 +14,7 @@ from services.analyzer.engine.dependencies.libraries import classify, jobs_for
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING, Finding
 from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.toolconfig import library_key
 from services.source.facts import FileFacts, Import
 from services.source.stdlib import group_of
 
@@ -152,12 +153,18 @@ def settled_otherwise(fc: FileCheck, job: str, label: str) -> Convention | None:
     A standard-library framework (``FRAMEWORK_JOBS``) still does.
     """
     conv = fc.find(rule_for(job))
-    if conv is None or conv.choice == label or not fc.wants(conv):
+    if conv is None or conv.choice == label or not fc.wants(conv) or declared_library(fc, label):
         return None
     helper = job not in FRAMEWORK_JOBS
     if helper and _in_stdlib(fc.language, job, label) and not _in_stdlib(fc.language, job, conv.choice):
         return None
     return conv
+
+
+def declared_library(fc: FileCheck, library: str) -> bool:
+    """Whether the project lists ``library`` among its dependencies (pyproject.toml, package.json)."""
+    declared = fc.index.model.declared_libraries
+    return bool(declared) and library_key(library) in declared
 
 
 def check(fc: FileCheck) -> None:

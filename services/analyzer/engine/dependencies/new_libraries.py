@@ -15,7 +15,7 @@ import posixpath
 from collections import Counter
 
 from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
-from services.analyzer.engine.dependencies import local_tops, settled_otherwise, tops_of
+from services.analyzer.engine.dependencies import declared_library, local_tops, settled_otherwise, tops_of
 from services.analyzer.engine.dependencies.libraries import JS_LANGUAGES, classify
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
@@ -144,6 +144,8 @@ def check(fc: FileCheck) -> None:
     for library, line in file_libraries(fc.facts, tops).items():
         if library in known or _job_rule_covers(fc, library) or _sibling(fc, library):
             continue
+        if declared_library(fc, library):
+            continue  # loguru's tests import pytest_mypy_plugins, which its dev extra lists
         listed = sorted(known)[:_MAX_LISTED]
         uses = (
             "the repository's libraries: "
