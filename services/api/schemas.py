@@ -37,6 +37,9 @@ RepoPath = Annotated[
 ]
 # A hosted repository's owner/repo, as the indexer reads it (services/indexer/access.py FULL_NAME).
 FULL_NAME = r"^[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}$"
+# A local repository is named by its absolute path (services/indexer/git/paths.py); whether it is a
+# repository under the indexer's allowed roots is that server's disk and configuration (422).
+LOCAL_PATH = r"^/[^\x00]*$"
 # A clone URL's shape as the indexer checks it before any lookup (services/indexer/git/urls.py):
 # scheme://host/path, one of the schemes git may clone over, no whitespace, control character,
 # backslash, query or fragment, a path with one character besides '/'. Which schemes, hosts and
@@ -88,14 +91,16 @@ class CreateRepository(Strict):
             *(
                 {"title": title, "required": [field], "properties": {field: {"type": "string", "pattern": pattern}}}
                 for field, title, pattern in (
-                    ("path", "Local", NOT_BLANK),
+                    ("path", "Local", LOCAL_PATH),
                     ("url", "Git URL", CLONE_URL),
                     ("full_name", "Hosted", FULL_NAME),
                 )
             )
         )
     )
-    path: Annotated[Text, Field(max_length=4096)] | None = Field(None, description="Server-side local path")
+    path: Annotated[str, Field(pattern=LOCAL_PATH, max_length=4096)] | None = Field(
+        None, description="Absolute path of a repository under the indexer's allowed roots"
+    )
     url: Annotated[str, Field(pattern=CLONE_URL, max_length=2048)] | None = Field(
         None, description="Git URL, scheme://host/path (the deployment allows https unless configured otherwise)"
     )

@@ -122,6 +122,7 @@ CASES: list[tuple[type[BaseModel], object, bool]] = [
     (schemas.CreateRepository, {"full_name": "acme"}, False),
     (schemas.CreateRepository, {"path": "/srv/repo", "url": "https://example.com/r.git"}, False),
     (schemas.CreateRepository, {"path": " "}, False),
+    (schemas.CreateRepository, {"path": "srv/repo"}, False),  # the indexer reads only absolute paths
     # A clone URL's shape (schemathesis sent {"url": "0"}); whether its host answers stays 422.
     (schemas.CreateRepository, {"url": "0"}, False),
     (schemas.CreateRepository, {"url": "https://example.com/"}, False),
