@@ -42,6 +42,8 @@ class DeliveryProcessor:
         wake_feedback: Callable[[], None] = lambda: None,
         poll_seconds: float = 2.0,
         batch: int = 100,
+        busy: Callable[[], bool] = lambda: False,
+        busy_pause: float = 0.25,
     ) -> None:
         self.db = db
         self.slug = slug
@@ -49,6 +51,12 @@ class DeliveryProcessor:
         self.wake_feedback = wake_feedback
         self.poll_seconds = poll_seconds  # a wake-up lost (another replica recorded it) costs this much
         self.batch = batch
+        # Deliveries still arriving come first: their answers are what the code host times out
+        # on (10 s), and this process records them. While the intake is busy the processor
+        # pauses between batches, so it takes a share of the process, not most of it, and its
+        # batches are fuller; the backlog drains once the burst is over.
+        self.busy = busy
+        self.busy_pause = busy_pause
         self._wake = asyncio.Event()
         self._stopping = False
 
@@ -70,6 +78,10 @@ class DeliveryProcessor:
                 log.warning("webhook deliveries not processed, will retry: %s", exc)
                 outcomes = {}
             beat()  # progress is per batch committed (or an outage ridden out), not per loop turn
+            if self.busy():
+                with idle():
+                    await asyncio.sleep(self.busy_pause)
+                continue
             if len(outcomes) >= self.batch:
                 continue  # more are waiting
             with idle():

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -95,8 +96,13 @@ class Intake:
         self.db = db
         self.wake = wake  # the processor: a recorded delivery is waiting
         self.max_batch = max_batch
+        self.last_recorded = 0.0  # monotonic time of the last statement that committed
         self._waiting: list[tuple[Record, asyncio.Future[bool]]] = []
         self._writer: asyncio.Task[None] | None = None
+
+    def busy(self, within: float = 0.1) -> bool:
+        """Deliveries are arriving: a statement committed within the last ``within`` seconds."""
+        return time.monotonic() - self.last_recorded < within
 
     async def receive(self, delivery_id: str, event: str, body: bytes) -> Receipt:
         """Record the delivery; answer once it is committed. A database outage is
@@ -138,6 +144,7 @@ class Intake:
                     if not done.done():
                         done.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
                 raise
+            self.last_recorded = time.monotonic()
             for record, done in batch:
                 # The same id twice in one statement: the first is the delivery, the others duplicates.
                 new = record.delivery_id in inserted

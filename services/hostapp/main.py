@@ -38,13 +38,19 @@ async def setup(runtime: ServiceRuntime) -> None:
     )
     feedback = FeedbackSender(runtime.db, github, analyzer, settings)
     runtime.supervise("feedback-sender", feedback.run, stop=feedback.stop, stall_after=300.0)
+    intake = Intake(runtime.db)
     processor = DeliveryProcessor(
-        runtime.db, slug=settings.app_slug, wake_relay=runtime.wake_relay, wake_feedback=feedback.wake
+        runtime.db,
+        slug=settings.app_slug,
+        wake_relay=runtime.wake_relay,
+        wake_feedback=feedback.wake,
+        busy=intake.busy,
     )
+    intake.wake = processor.wake
     runtime.supervise("webhook-deliveries", processor.run, stop=processor.stop)
     runtime.server.add(
         hostapp_pb2_grpc.add_HostAppServiceServicer_to_server,
-        HostAppServicer(runtime.db, github, Intake(runtime.db, wake=processor.wake)),
+        HostAppServicer(runtime.db, github, intake),
         "services.contracts.v1.HostAppService",
     )
     tracker = Tracker(runtime.db, github, wake=feedback.wake)

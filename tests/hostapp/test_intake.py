@@ -82,3 +82,21 @@ async def test_processed_in_arrival_order(db: Database) -> None:
     outcomes = await DeliveryProcessor(db).process_pending()
     assert list(outcomes) == ["z-created", "a-suspend"]
     assert await records(db) == {(957387, "Codertocat/Hello-World"): "suspended"}
+
+
+async def test_a_backlog_drains_while_deliveries_keep_arriving(db: Database) -> None:
+    """Busy intake: the processor pauses between batches, and still takes one each pause."""
+    intake = Intake(db)
+    for n in range(1, 251):
+        await intake.receive(f"busy-{n}", "pull_request", opened(n))
+    processor = DeliveryProcessor(db, batch=100, busy=lambda: True, busy_pause=0.05)
+    task = asyncio.create_task(processor.run())
+    try:
+        deadline = asyncio.get_running_loop().time() + 30
+        while len(await all_jobs(db)) < 250:
+            assert asyncio.get_running_loop().time() < deadline, "the backlog did not drain"
+            await asyncio.sleep(0.1)
+    finally:
+        processor.stop()
+        await asyncio.wait_for(task, 10)
+    assert all(d.processed_at for d in (await deliveries(db)).values())
