@@ -10,7 +10,7 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
-from fastapi import APIRouter, FastAPI, Response
+from fastapi import FastAPI, Response
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
 from prometheus_client.multiprocess import MultiProcessCollector
@@ -26,6 +26,7 @@ from services.gateway.middleware import BodyLimitMiddleware, RequestContextMiddl
 from services.gateway.principals import PrincipalCache
 from services.gateway.ratelimit import RateBudgets
 from services.gateway.routes import account, ai, analysis, auth, repositories, teams, webhooks
+from services.gateway.routing import add_routes
 from services.gateway.settings import GatewaySettings
 from services.gateway.settings import load as load_settings
 from services.kit.bus import SUBJECT_PRINCIPALS_CHANGED, SUBJECT_SUBSCRIPTION_CHANGED, Bus
@@ -93,13 +94,17 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContextMiddleware)
 
-    v1 = APIRouter(prefix="/v1")
-    for module in (repositories, analysis, account, teams, auth):
-        v1.include_router(module.router)
-    v1.include_router(account.audit_router)
-    v1.include_router(teams.invitations_router)
-    v1.include_router(ai.router)
-    app.include_router(v1)
+    for router in (
+        repositories.router,
+        analysis.router,
+        account.router,
+        teams.router,
+        auth.router,
+        account.audit_router,
+        teams.invitations_router,
+        ai.router,
+    ):
+        add_routes(app, router, "/v1")  # matched once each (services/gateway/routing.py)
     app.include_router(webhooks.router)
     openapi.install(app)
     web.install(app)

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
 from fastapi import Depends, Request
-from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+from fastapi.security import HTTPBearer
 
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.gateway.clients import Clients
@@ -40,20 +40,22 @@ def client_ip(request: Request) -> str:
     return request.client.host if request.client else ""
 
 
-# Declares the scheme in the OpenAPI document (and ``security`` on every operation that depends on
-# the principal). It never answers itself: ``bearer_token`` refuses, with the codes of the error table.
+# The scheme the OpenAPI document declares on every operation that depends on the principal
+# (services/gateway/openapi.py reads the dependency tree). It is not itself a dependency: each node
+# of a route's dependency tree costs every request, and ``bearer_token`` refuses, with the codes of
+# the error table.
 BEARER = HTTPBearer(
     scheme_name="bearer",
     bearerFormat="crp_... (personal access token) or crs_... (session token)",
     description="`Authorization: Bearer <token>`; a missing or invalid token is 401 with `WWW-Authenticate: Bearer`",
     auto_error=False,
 )
-Credentials = Annotated[HTTPAuthorizationCredentials | None, Depends(BEARER)]
 
 
-async def current_principal(request: Request, clients: ClientsDep, _credentials: Credentials) -> common_pb2.Principal:
+async def current_principal(request: Request) -> common_pb2.Principal:
     """Every /v1 call: the principal from this process's cache (docs/accounts.md, "Revocation"),
     else validated by billing; then one request spent from the process's rate budget."""
+    clients: Clients = request.app.state.clients
     token = bearer_token(request)
     state = request.app.state
     cache: PrincipalCache | None = getattr(state, "principals", None)
@@ -76,3 +78,10 @@ async def current_principal(request: Request, clients: ClientsDep, _credentials:
 
 
 PrincipalDep = Annotated[common_pb2.Principal, Depends(current_principal)]
+
+
+def uses_principal(dependant: Any) -> bool:
+    """The route's dependency tree includes ``current_principal`` (it needs a token)."""
+    return dependant is not None and (
+        dependant.call is current_principal or any(uses_principal(d) for d in dependant.dependencies)
+    )

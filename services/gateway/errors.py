@@ -12,7 +12,7 @@ from fastapi.responses import JSONResponse
 from fastapi.routing import iter_route_contexts
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
-from services.gateway.deps import current_principal
+from services.gateway.deps import current_principal, uses_principal
 from services.kit.errors import ServiceError, error_body
 
 log = logging.getLogger(__name__)
@@ -68,17 +68,13 @@ def allowed_methods(request: Request) -> list[str]:
     return sorted(methods)
 
 
-def _uses(dependant: Any, call: Any) -> bool:
-    return dependant is not None and (dependant.call is call or any(_uses(d, call) for d in dependant.dependencies))
-
-
 async def _authentication_failure(request: Request) -> ServiceError | None:
     """FastAPI parses a JSON body before it runs a route's dependencies; authentication still
     answers first, so a caller without a valid token learns nothing from a body check."""
-    if not _uses(getattr(request.scope.get("route"), "dependant", None), current_principal):
+    if not uses_principal(getattr(request.scope.get("route"), "dependant", None)):
         return None
     try:
-        await current_principal(request, request.app.state.clients, None)
+        await current_principal(request)
     except ServiceError as exc:
         return exc
     return None

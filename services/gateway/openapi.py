@@ -16,11 +16,14 @@ from typing import Any
 
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
 from pydantic import BaseModel
 from pydantic.json_schema import JsonSchemaMode
+from starlette.routing import BaseRoute
 
 from services.api.responses import ErrorBody
 from services.api.schemas import AuditPreferencesPatch, ChatCompletion, CodeHostEvent, PaymentEvent
+from services.gateway.deps import BEARER, uses_principal
 
 ERROR_SCHEMA = {"$ref": "#/components/schemas/ErrorBody"}
 DESCRIPTIONS: dict[int, str] = {
@@ -187,21 +190,33 @@ def refine(document: dict[str, Any]) -> dict[str, Any]:
     return document
 
 
+def declare_bearer(document: dict[str, Any], routes: list[BaseRoute]) -> dict[str, Any]:
+    """The bearer scheme on every operation whose route depends on the principal (the scheme is
+    not a dependency of its own: services/gateway/deps.py)."""
+    scheme = BEARER.model.model_dump(mode="json", by_alias=True, exclude_none=True)
+    document.setdefault("components", {}).setdefault("securitySchemes", {})[BEARER.scheme_name] = scheme
+    for route in routes:
+        if isinstance(route, APIRoute) and route.include_in_schema and uses_principal(route.dependant):
+            item = document["paths"][route.path_format]
+            for method in route.methods or ():
+                item[method.lower()]["security"] = [{BEARER.scheme_name: []}]
+    return document
+
+
 def install(app: FastAPI) -> None:
     """``app.openapi()`` (and /v1/openapi.json) serves the refined document, built once."""
 
     def openapi() -> dict[str, Any]:
         if app.openapi_schema is None:
-            app.openapi_schema = refine(
-                get_openapi(
-                    title=app.title,
-                    version=app.version,
-                    openapi_version=app.openapi_version,
-                    description=app.description,
-                    routes=app.routes,
-                    servers=app.servers,
-                )
+            document = get_openapi(
+                title=app.title,
+                version=app.version,
+                openapi_version=app.openapi_version,
+                description=app.description,
+                routes=app.routes,
+                servers=app.servers,
             )
+            app.openapi_schema = refine(declare_bearer(document, app.routes))
         return app.openapi_schema
 
     app.openapi = openapi  # type: ignore[method-assign]
