@@ -20,7 +20,7 @@ import logging
 from collections.abc import Callable
 
 import orjson
-from sqlalchemy import select, update
+from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError, InterfaceError, OperationalError
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -30,6 +30,20 @@ from services.kit.db import Database
 from services.kit.supervision import beat, idle
 
 log = logging.getLogger(__name__)
+
+
+# The batch's outcomes in one statement; the payload goes (applied: the outcome is the record).
+SETTLE_SQL = text(
+    """
+    UPDATE webhook_deliveries AS d
+    SET handled = u.handled, outcome = u.outcome, job_id = NULLIF(u.job_id, ''), processed_at = :now,
+        payload = NULL
+    FROM unnest(
+        CAST(:ids AS varchar[]), CAST(:handled AS boolean[]), CAST(:outcomes AS varchar[]), CAST(:jobs AS varchar[])
+    ) AS u(id, handled, outcome, job_id)
+    WHERE d.delivery_id = u.id
+    """
+)
 
 
 class DeliveryProcessor:
@@ -105,19 +119,18 @@ class DeliveryProcessor:
                 )
             ).all()
             for delivery_id, event, payload in rows:
-                outcome = await self._apply(session, delivery_id, event, payload)
+                outcomes[delivery_id] = await self._apply(session, delivery_id, event, payload)
+            if outcomes:
                 await session.execute(
-                    update(d)
-                    .where(d.delivery_id == delivery_id)
-                    .values(
-                        handled=outcome.handled,
-                        outcome=outcome.outcome[:200],
-                        job_id=outcome.job_id or None,
-                        processed_at=now_ms(),
-                        payload=None,  # applied: the outcome is the record from now on
-                    )
+                    SETTLE_SQL,
+                    {
+                        "ids": list(outcomes),
+                        "handled": [o.handled for o in outcomes.values()],
+                        "outcomes": [o.outcome[:200] for o in outcomes.values()],
+                        "jobs": [o.job_id for o in outcomes.values()],
+                        "now": now_ms(),
+                    },
                 )
-                outcomes[delivery_id] = outcome
         if any(o.conversation for o in outcomes.values()):
             self.wake_feedback()  # a verdict or a reply is committed: deliver it now
         if any(o.handled and not o.conversation for o in outcomes.values()):
