@@ -281,8 +281,8 @@ async def _prepare(deps: Deps, entry: LoadedRepo, commit: str, facts: list[FileF
     if entry.model is None:
         return
     sampled = model_warmup.samples(facts)
-    texts = await asyncio.gather(*(_file_text(deps, entry.id, f.path, commit) for f in sampled))
-    files = [(f, text) for f, text in zip(sampled, texts, strict=True) if text is not None]
+    replies = await asyncio.gather(*(_warm_file(deps, entry.id, f.path, commit) for f in sampled))
+    files = [(f, r.content.decode("utf-8", "replace")) for f, r in zip(sampled, replies, strict=True) if r is not None]
     await asyncio.to_thread(model_warmup.prepare, entry.model, files)
 
 
@@ -291,19 +291,20 @@ async def prepare_loaded(deps: Deps, entry: LoadedRepo) -> None:
     if entry.model is None:
         return
     replies = await asyncio.gather(
-        *(_file_reply(deps, entry.id, path, entry.commit) for path in entry.summary.get("warm_paths", []))
+        *(_warm_file(deps, entry.id, path, entry.commit) for path in entry.summary.get("warm_paths", []))
     )
     files = [(decode(r.facts), r.content.decode("utf-8", "replace")) for r in replies if r is not None and r.facts]
     await asyncio.to_thread(model_warmup.prepare, entry.model, files)
 
 
-async def _file_reply(deps: Deps, repo_id: str, path: str, commit: str) -> indexer_pb2.FileContent | None:
+async def _warm_file(deps: Deps, repo_id: str, path: str, commit: str) -> indexer_pb2.FileContent | None:
+    """A warm-up file, or None: without it the warm-up does less, and nothing fails for it (the
+    snapshot indexed again since, the indexer briefly away)."""
     try:
         return await deps.indexer.file(repo_id, path, commit)
     except ServiceError as exc:
-        if exc.transient:
-            raise
-        return None  # indexed again since: the warm-up does without this file
+        log.info("warming up %s without %s: %s", repo_id, path, exc.code)
+        return None
 
 
 def _new_id() -> str:
