@@ -83,7 +83,9 @@ def _parent(corpus: repos.Corpus, commit: str) -> str:
         return ""
 
 
-def replay(corpus: repos.Corpus, n: int, followup: int, window: int, keep_examples: int) -> Tally:
+def replay(
+    corpus: repos.Corpus, n: int, followup: int, window: int, keep_examples: int, lift_held: bool = False
+) -> Tally:
     from bench.quality.engines import learn_as_analyzer
     from services.analyzer.preferences import effective
     from services.analyzer.review import Target, review
@@ -102,6 +104,13 @@ def replay(corpus: repos.Corpus, n: int, followup: int, window: int, keep_exampl
     log = list(read_log(corpus.git_dir, corpus.commit, max_commits=HISTORY_DEPTH + n + followup + 1))
     log_at = {c.sha: i for i, c in enumerate(log)}
     prefs = effective({})
+    thresholds = None
+    if lift_held:
+        # As a repository that raises every rule held loose (services/analyzer/engine/earned.py):
+        # their would-be strict findings are recorded and judged, which is how a rule earns strict.
+        from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, Thresholds
+
+        thresholds = Thresholds(DEFAULT_THRESHOLDS.bars)
     entry = LoadedRepo(corpus.name, corpus.name, "", "", 0)
     model: Any = None
     learned_for = -1
@@ -146,6 +155,7 @@ def replay(corpus: repos.Corpus, n: int, followup: int, window: int, keep_exampl
                     cochange_commits=max(0, history.commits - history.huge_commits),
                     repository=corpus.name,
                     commit=parent,
+                    thresholds=thresholds,
                 )
                 learned_for = k // window
                 tally.learn_s += time.perf_counter() - t0
@@ -386,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--verbose", action="store_true")
     ap.add_argument("--verdicts", default=str(verdicts.VERDICTS), help="the judged findings (verdicts.tsv)")
     ap.add_argument("--unjudged", type=int, default=40, help="unjudged findings listed (they need a verdict)")
+    ap.add_argument(
+        "--lift-held",
+        action="store_true",
+        help="review as a repository raising the rules held loose until they earn strict (to judge them)",
+    )
     ap.add_argument("--out", default=str(WORK / "replay.json"))
     args = ap.parse_args(argv)
     wanted = [w for w in args.repos.split(",") if w]
@@ -393,7 +408,7 @@ def main(argv: list[str] | None = None) -> int:
     start = time.perf_counter()
     for corpus in repos.corpora(wanted):
         t0 = time.perf_counter()
-        tallies.append(replay(corpus, args.commits, args.followup, args.window, args.examples))
+        tallies.append(replay(corpus, args.commits, args.followup, args.window, args.examples, args.lift_held))
         partial = Path(args.out).with_suffix(".partial.json")
         partial.parent.mkdir(parents=True, exist_ok=True)
         partial.write_text(json.dumps(report(tallies, args, quiet=True), indent=1, sort_keys=True))

@@ -13,7 +13,9 @@ run time: the verdicts belong to the benchmark, which must not share tables with
 and which rules comment on pull requests is reviewed like any other change. A repository that
 wants one of them strict says so in ``.codereview.yml`` (a ``thresholds`` entry naming the rule,
 or a ``conventions`` choice); a convention its tools declare (``declared.py``) stays strict, since
-its CI enforces it, except where the evidence is about that very case (below).
+its CI enforces it, except where the evidence is about that very case (below). ``python -m
+bench.replay --lift-held`` reviews as if every held rule were raised, so that its would-be strict
+findings are judged: that is how a rule leaves this table.
 """
 
 from __future__ import annotations
