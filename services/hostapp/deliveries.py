@@ -33,6 +33,10 @@ log = logging.getLogger(__name__)
 
 
 # The batch's outcomes in one statement; the payload goes (applied: the outcome is the record).
+class _EffectFailed(Exception):
+    """A delivery's effect failed in a batch applied without savepoints."""
+
+
 SETTLE_SQL = text(
     """
     UPDATE webhook_deliveries AS d
@@ -105,7 +109,22 @@ class DeliveryProcessor:
                     pass
 
     async def process_pending(self, batch: int | None = None) -> dict[str, webhooks.Outcome]:
-        """Apply up to ``batch`` recorded deliveries, oldest first; their outcomes by delivery id."""
+        """Apply up to ``batch`` recorded deliveries, oldest first; their outcomes by delivery id.
+
+        The batch is applied without a savepoint per delivery (two round trips each). If one
+        delivery's effect fails, the whole transaction is rolled back and the batch applied
+        again with each delivery under its own savepoint, so that one is stored failed alone."""
+        try:
+            outcomes = await self._process(batch or self.batch, isolated=False)
+        except _EffectFailed:
+            outcomes = await self._process(batch or self.batch, isolated=True)
+        if any(o.conversation for o in outcomes.values()):
+            self.wake_feedback()  # a verdict or a reply is committed: deliver it now
+        if any(o.handled and not o.conversation for o in outcomes.values()):
+            self.wake_relay()  # a job or event is committed: relay it now rather than at the next poll
+        return outcomes
+
+    async def _process(self, batch: int, *, isolated: bool) -> dict[str, webhooks.Outcome]:
         outcomes: dict[str, webhooks.Outcome] = {}
         d = WebhookDelivery
         async with self.db.session() as session:
@@ -114,12 +133,12 @@ class DeliveryProcessor:
                     select(d.delivery_id, d.event, d.payload)
                     .where(d.processed_at.is_(None))
                     .order_by(d.seq)
-                    .limit(batch or self.batch)
+                    .limit(batch)
                     .with_for_update(skip_locked=True)
                 )
             ).all()
             for delivery_id, event, payload in rows:
-                outcomes[delivery_id] = await self._apply(session, delivery_id, event, payload)
+                outcomes[delivery_id] = await self._apply(session, delivery_id, event, payload, isolated)
             if outcomes:
                 await session.execute(
                     SETTLE_SQL,
@@ -131,25 +150,25 @@ class DeliveryProcessor:
                         "now": now_ms(),
                     },
                 )
-        if any(o.conversation for o in outcomes.values()):
-            self.wake_feedback()  # a verdict or a reply is committed: deliver it now
-        if any(o.handled and not o.conversation for o in outcomes.values()):
-            self.wake_relay()  # a job or event is committed: relay it now rather than at the next poll
         return outcomes
 
     async def _apply(
-        self, session: AsyncSession, delivery_id: str, event: str, payload: bytes | None
+        self, session: AsyncSession, delivery_id: str, event: str, payload: bytes | None, isolated: bool
     ) -> webhooks.Outcome:
         try:
             body = orjson.loads(payload or b"{}")
         except orjson.JSONDecodeError:  # checked before it was recorded: only a damaged row
             return webhooks.Outcome(False, "failed: payload is not JSON")
         try:
+            if not isolated:
+                return await webhooks.apply(session, delivery_id, event, body, slug=self.slug)
             async with session.begin_nested():
                 return await webhooks.apply(session, delivery_id, event, body, slug=self.slug)
         except (OperationalError, InterfaceError):
             raise  # the connection or the server: the batch is tried again
         except Exception as exc:
+            if not isolated:
+                raise _EffectFailed from exc  # the session rolls the batch back; applied again, isolated
             if not isinstance(exc, DBAPIError):
                 log.exception("webhook delivery %s (%s) failed", delivery_id, event)
             else:

@@ -10,6 +10,7 @@ import orjson
 
 from services.hostapp.deliveries import DeliveryProcessor
 from services.hostapp.intake import Intake
+from services.hostapp.models import WebhookDelivery
 from services.kit.db import Database
 from tests.hostapp.conftest import all_jobs, deliveries, payload, raw, records
 
@@ -100,3 +101,26 @@ async def test_a_backlog_drains_while_deliveries_keep_arriving(db: Database) -> 
         processor.stop()
         await asyncio.wait_for(task, 10)
     assert all(d.processed_at for d in (await deliveries(db)).values())
+
+
+async def test_a_delivery_whose_effect_fails_is_stored_failed_and_holds_back_nothing(db: Database) -> None:
+    """A recorded payload the rules cannot apply (here a repository name that is an object,
+    which the database refuses; the intake's checks refuse it, so it is written as a row
+    recorded before them would be) is rolled back alone and stored ``failed: …``; the
+    deliveries before and after it in the same batch are applied."""
+    broken = payload("installation.created")
+    broken["installation"]["id"] = 4242
+    broken["repositories"] = [{"id": 1, "full_name": {"not": "a name"}}]
+    intake = Intake(db)
+    await intake.receive("before", "pull_request", opened(1))
+    async with db.session() as session:
+        session.add(WebhookDelivery(delivery_id="broken", event="installation", payload=orjson.dumps(broken)))
+    await intake.receive("after", "installation", raw("installation.created"))
+    outcomes = await DeliveryProcessor(db).process_pending()
+    assert list(outcomes) == ["before", "broken", "after"]
+    stored = await deliveries(db)
+    assert stored["broken"].outcome.startswith("failed: ")
+    assert stored["broken"].processed_at is not None
+    assert stored["before"].job_id
+    assert stored["after"].handled
+    assert await records(db) == {(957387, "Codertocat/Hello-World"): "active"}  # nothing of 4242
