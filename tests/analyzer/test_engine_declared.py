@@ -248,6 +248,29 @@ def test_prettier_in_yaml_json_and_package_json_with_defaults() -> None:
     assert (package[("prettier", "indent.width")], package[("prettier", "quotes")]) == ("4", "double")
 
 
+def test_biome_json_and_jsonc_with_its_own_defaults() -> None:
+    # A Biome project: comments and trailing commas in biome.jsonc,
+    # the javascript section overriding the general formatter; Biome indents with tabs by default.
+    jsonc = settings(
+        {
+            "biome.jsonc": (
+                '{\n  // formatter settings\n  "$schema": "https://biomejs.dev/schemas/1.9.4/schema.json",\n'
+                '  "formatter": { "indentStyle": "space", "lineWidth": 120, },\n'
+                '  /* quotes */ "javascript": { "formatter": { "quoteStyle": "single" } },\n}\n'
+            )
+        }
+    )
+    default = settings({"biome.json": '{"linter": {"enabled": true}}'})
+    off = read({"biome.json": '{"formatter": {"enabled": false}}'})
+
+    assert (jsonc[("biome", "line_length")], jsonc[("biome", "indent.unit")]) == ("120", "space")
+    assert (jsonc[("biome", "indent.width")], jsonc[("biome", "quotes")]) == ("2", "single")
+    assert (default[("biome", "indent.unit")], default[("biome", "line_length")]) == ("tab", "80")
+    assert default[("biome", "quotes")] == "double"
+    assert off.tools == []
+    assert off.notes == []
+
+
 def test_eslint_rules_in_json_and_yaml() -> None:
     found = settings(
         {

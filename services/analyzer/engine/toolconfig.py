@@ -58,6 +58,7 @@ ESLINT_FILES = (".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml"
 RUSTFMT_FILES = ("rustfmt.toml", ".rustfmt.toml")
 CLANG_FORMAT_FILES = (".clang-format", "_clang-format")
 EDITORCONFIG = ".editorconfig"
+BIOME_FILES = ("biome.json", "biome.jsonc")
 PACKAGE_JSON = "package.json"
 JS_MODULE_CONFIGS = (
     ".prettierrc.js",
@@ -160,6 +161,8 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 doc = _json_or_yaml(text)
                 if isinstance(doc, dict):
                     out.tools += _eslint(path, doc, f"{name} ")
+            elif name in BIOME_FILES:
+                _biome(out, path, json.loads(_without_jsonc(text)))
             elif name in RUSTFMT_FILES:
                 out.tools.append(_rustfmt(path, tomllib.loads(text)))
             elif name in CLANG_FORMAT_FILES:
@@ -442,6 +445,45 @@ def _prettier(out: ToolConfigs, path: str, doc: Any, where: str) -> None:
     if eol in ("lf", "crlf"):
         s.settings.append(Setting(LINE_ENDINGS, eol, why))
     s.settings.append(Setting(TRAILING, "none", f"{where}(Prettier strips trailing whitespace)"))
+    out.tools.append(s)
+
+
+_JSONC = re.compile(r'"(?:\\.|[^"\\])*"|//[^\n]*|/\*.*?\*/|,(?=\s*[\]}])', re.DOTALL)
+
+
+def _without_jsonc(text: str) -> str:
+    """JSON with comments and trailing commas (biome.jsonc, tsconfig-style) as plain JSON."""
+    return _JSONC.sub(lambda m: m.group() if m.group().startswith('"') else "", text)
+
+
+def _table(doc: Mapping[str, Any], key: str) -> dict[str, Any]:
+    value = doc.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _biome(out: ToolConfigs, path: str, doc: Any) -> None:
+    """Biome's formatter (its defaults: tabs, width 2, 80 columns, double quotes, LF); the
+    ``javascript.formatter`` section overrides the general one for JavaScript and TypeScript."""
+    if not isinstance(doc, dict):
+        return
+    general = _table(doc, "formatter")
+    js = _table(_table(doc, "javascript"), "formatter")
+    if general.get("enabled") is False or js.get("enabled") is False:
+        return
+    merged = {**general, **js}
+    where = f"{posixpath.basename(path)}: "
+    flat = {k: v for k, v in merged.items() if k in ("lineWidth", "indentWidth", "quoteStyle", "lineEnding")}
+    flat["useTabs"] = merged.get("indentStyle", "tab") == "tab"  # Biome indents with tabs by default
+    s = ToolSettings("biome", path, FORMATTER, JS)
+    _layout(s, flat, where, "Biome", ("lineWidth", 80), "useTabs", ("indentWidth", 2))
+    _, why = _stated(merged, where, "Biome", "indentStyle", "tab")
+    s.settings = [x if x.rule != UNIT else Setting(UNIT, x.choice, why) for x in s.settings]
+    quote, why = _stated(flat, where, "Biome", "quoteStyle", "double")
+    if quote in ("single", "double"):
+        s.settings.append(Setting(QUOTES, quote, why))
+    eol, why = _stated(flat, where, "Biome", "lineEnding", "lf")
+    if eol in ("lf", "crlf"):
+        s.settings.append(Setting(LINE_ENDINGS, eol, why))
     out.tools.append(s)
 
 
