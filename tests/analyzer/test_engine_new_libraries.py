@@ -168,3 +168,26 @@ def test_a_library_the_project_declares_as_a_dependency_is_neither_new_nor_a_com
     declared = learn(files, tool_configs={"pyproject.toml": pyproject})
     assert declared.declared_libraries == ("httpx", "pytest_mypy_plugins", "trio")
     assert check(py_file("pkg/new.py", imports=new), "import x\n" * 5, declared) == []
+
+
+def test_a_test_file_importing_a_declared_test_dependency_brings_in_nothing_new() -> None:
+    """filelock and nox: most test files import pytest only, a few each import a test dependency
+    no other file imports (``virtualenv``, ``coverage``), which ``pyproject.toml`` lists. Those
+    files bring in nothing the project does not know, so the habit is sure and an undeclared
+    ``plumbum`` that no file imports is a new dependency."""
+    pyproject = (
+        '[project]\nname = "filelock"\ndependencies = []\n\n'
+        '[project.optional-dependencies]\ntesting = ["covdefaults>=2.3", "coverage>=7.6", "pytest>=8",'
+        ' "virtualenv>=20.26", "docutils"]\n'
+    )
+    files = [py_file(f"tests/test_m{i}.py", imports=[imp("pytest", 1, group="third_party")]) for i in range(30)]
+    for i, lib in enumerate(("virtualenv", "coverage", "docutils")):
+        files.append(py_file(f"tests/test_x{i}.py", imports=[imp(lib, 1, group="third_party")]))
+    undeclared = learn(files)
+    model = learn(files, tool_configs={"pyproject.toml": pyproject})
+
+    assert next(c for c in undeclared.conventions if c.rule == RULE).level != "strict"
+    conv = next(c for c in model.conventions if c.rule == RULE)
+    assert (conv.count, conv.support, conv.level) == (33, 33, "strict")
+    found = _found(model, [imp("coverage", 1, group="third_party"), imp("plumbum", 2, group="third_party")])
+    assert [line for line, _ in found] == [2]

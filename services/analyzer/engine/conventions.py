@@ -39,7 +39,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 10: methods of classes whose imported base has none to override (Generic, Protocol, ABC, Enum)
 #    count for the method naming habit.
 # 11: a JavaScript/TypeScript `const` not in UPPER_CASE is cased as the repository's variables.
-MODEL_SCHEMA_VERSION = 11
+# 12: a file importing a library the project declares brings in nothing new (dependencies.library.new).
+MODEL_SCHEMA_VERSION = 12
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -84,7 +84,8 @@ def learn(
     convs += formatting.learn(inp)
     convs += imports_order.learn(inp)
     convs += dependencies.learn(inp)
-    convs += new_libraries.learn(inp, modules)
+    tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
+    convs += new_libraries.learn(inp, modules, frozenset(tools.libraries) if tools is not None else frozenset())
     convs += layering.learn(inp, modules)
     convs += structure.learn(inp)
     base_methods = documentation.learn_base_methods(kept)
@@ -92,7 +93,6 @@ def learn(
     convs += typing_family.learn(inp)
     convs += idioms.learn(inp)
     convs += cochange.learn(inp.cochange, th, ignored, history_commits=cochange_commits)
-    tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
     convs = declared.with_declared(convs, tools, kept, th.bar(LENGTH).strict.min_share)
     convs = apply_overrides(convs, cfg)
     return ConventionModel(
