@@ -123,7 +123,7 @@ def evaluate(src: Source, engine: Any, *, seed: str, holdout: float) -> RepoResu
             seen = {x.fingerprint for x in base}
             for inj in all_injections(f, text, truth, seed):
                 found = [x for x in engine.analyze(handle, path, inj.text.encode()) if x.level == "strict"]
-                new = _caused(base, seen, found)
+                new = _caused(base, seen, found, renames=inj.kind in ("naming", "vocabulary"))
                 where = f"{path}:{min(inj.lines, default=0)} {inj.original} {' '.join(inj.planted)}".rstrip()
                 res.injections.append(
                     InjObs(
@@ -137,11 +137,13 @@ def evaluate(src: Source, engine: Any, *, seed: str, holdout: float) -> RepoResu
     return res
 
 
-def _caused(base: list[F], seen: set[str], found: list[F]) -> list[F]:
+def _caused(base: list[F], seen: set[str], found: list[F], *, renames: bool = True) -> list[F]:
     """Findings the untouched file did not have. Renaming a function changes the fingerprint of
-    every finding inside it (the enclosing symbol is part of it), so a finding whose rule and
-    message the untouched file already had counts as old too."""
-    old = Counter((f.rule, f.message) for f in base)
+    every finding inside it (the enclosing symbol is part of it), so after a rename a finding
+    whose rule and message the untouched file already had counts as old too. Other plants keep
+    every old fingerprint: there a second bare ``except:`` (same rule, same message as the file's
+    first one, in another function) is new."""
+    old = Counter((f.rule, f.message) for f in base) if renames else Counter[tuple[str, str]]()
     out = []
     for f in found:
         if f.fingerprint in seen:
