@@ -136,7 +136,7 @@ def write_snapshot(
                 values.append(f"(SELECT {name} FROM snapshots WHERE id = %s)")
                 params.append(base[0] if base is not None else None)
             else:
-                values.append("%s")
+                values.append("%b")  # binary: a bytea in text format travels hex-encoded, twice its size
                 params.append(_json(documents[name]))
         cur.execute(
             f"""
