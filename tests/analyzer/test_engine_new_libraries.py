@@ -121,8 +121,8 @@ def test_a_script_importing_its_neighbour_module_imports_no_library() -> None:
     elsewhere = check(py_file("pkg/direct.py", imports=imports), "import x\n" * 5, model)
 
     assert [f.start_line for f in found if f.rule == RULE] == [4]  # somelib, not _init or helpers
-    # Away from them, `helpers` names no neighbour; a private `_init` is never a library of its own.
-    assert [f.start_line for f in elsewhere if f.rule == RULE] == [3, 4]
+    # Away from them too: `helpers` is a module of the repository, a private `_init` no library.
+    assert [f.start_line for f in elsewhere if f.rule == RULE] == [4]
 
 
 def test_private_modules_and_newer_stdlib_modules_bring_in_no_library() -> None:
@@ -191,3 +191,18 @@ def test_a_test_file_importing_a_declared_test_dependency_brings_in_nothing_new(
     assert (conv.count, conv.support, conv.level) == (33, 33, "strict")
     found = _found(model, [imp("coverage", 1, group="third_party"), imp("plumbum", 2, group="third_party")])
     assert [line for line, _ in found] == [2]
+
+
+def test_a_module_of_the_repository_reached_through_sys_path_is_no_library() -> None:
+    """filelock's tests put ``tasks/`` on ``sys.path`` and import ``capabilities``; nox's test of
+    ``.github/action_helper.py`` imports ``action_helper``: the repository's own code."""
+    files = [*_repo(), py_file("tasks/capabilities.py", imports=[imp("os", 1)])]
+    files.append(py_file(".github/action_helper.py", imports=[imp("os", 1)]))
+    model = learn(files)
+    imports = [
+        imp("capabilities", 1, group="third_party"),
+        imp("action_helper", 2, group="third_party"),
+        imp("plumbum", 3, group="third_party"),
+    ]
+    found = check(py_file("tests/test_strict_soft_compat.py", imports=imports), "import x\n" * 5, model)
+    assert [f.start_line for f in found if f.rule == RULE] == [3]

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
+from collections.abc import Iterable
 
 from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
 from services.analyzer.engine.dependencies import declared_library, local_tops, settled_otherwise, tops_of
@@ -74,12 +75,26 @@ def file_libraries(f: FileFacts, tops: frozenset[str]) -> dict[str, int]:
     return out
 
 
+def own_modules(paths: Iterable[str]) -> frozenset[str]:
+    """Names a Python file of the repository can be imported by once its directory is on
+    ``sys.path`` (``tasks/capabilities.py``, ``.github/action_helper.py``, a ``pkg/__init__.py``):
+    a test or script that puts the directory there imports the repository's own code, no library."""
+    out: set[str] = set()
+    for path in paths:
+        directory, name = posixpath.split(path)
+        if name == "__init__.py" and directory:
+            out.add(posixpath.basename(directory))
+        elif name.endswith(".py"):
+            out.add(name[: -len(".py")])
+    return frozenset(out)
+
+
 def learn(inp: LearnInput, modules: dict[str, str], declared: frozenset[str] = frozenset()) -> list[Convention]:
     """``declared``: the libraries the project lists as dependencies (``toolconfig.library_key``
     form). A file importing one brings in nothing new even when it is the only importer: anyio's
     test files each import a test dependency its ``pyproject.toml`` lists (``trustme``, ``uvloop``),
     which kept its habit at 73 of 79 files, loose, and an undeclared ``plumbum`` unflagged."""
-    tops = local_tops(modules)
+    tops = local_tops(modules) | own_modules(f.path for f in inp.files if f.language == "python")
     per_file: dict[str, list[set[str]]] = {}
     users: dict[str, Counter[str]] = {}
     for f in inp.files:
@@ -146,7 +161,9 @@ def check(fc: FileCheck) -> None:
     conv = fc.find(RULE)
     if conv is None or not fc.wants(conv):
         return
-    tops = tops_of(fc)
+    tops: frozenset[str] | None = fc.index.extra.get("own_modules")
+    if tops is None:
+        tops = fc.index.extra["own_modules"] = tops_of(fc) | own_modules(fc.index.model.modules.values())
     known = _known(conv, fc)
     for library, line in file_libraries(fc.facts, tops).items():
         if library in known or _job_rule_covers(fc, library) or _sibling(fc, library):
