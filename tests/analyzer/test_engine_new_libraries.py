@@ -206,3 +206,18 @@ def test_a_module_of_the_repository_reached_through_sys_path_is_no_library() -> 
     ]
     found = check(py_file("tests/test_strict_soft_compat.py", imports=imports), "import x\n" * 5, model)
     assert [f.start_line for f in found if f.rule == RULE] == [3]
+
+
+def test_a_fixture_manifest_under_tests_declares_nothing_for_the_project() -> None:
+    """pip-tools: tests/test_data/packages/fake_with_deps/pyproject.toml lists simplejson for a
+    fake package its tests resolve; the project itself settles on json."""
+    fixture = '[project]\nname = "fake_with_deps"\ndependencies = ["simplejson", "requests"]\n'
+    project = '[project]\nname = "pip-tools"\ndependencies = ["click >= 8"]\n'
+    files = [py_file(f"piptools/m{i}.py", imports=[imp("json", 1)]) for i in range(30)]
+    model = learn(
+        files,
+        tool_configs={"pyproject.toml": project, "tests/test_data/packages/fake_with_deps/pyproject.toml": fixture},
+    )
+    assert model.declared_libraries == ("click",)
+    found = check(py_file("piptools/new.py", imports=[imp("simplejson", 1, group="third_party")]), "x\n", model)
+    assert [f.rule for f in found] == ["dependencies.library.json"]

@@ -41,7 +41,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 11: a JavaScript/TypeScript `const` not in UPPER_CASE is cased as the repository's variables.
 # 12: a file importing a library the project declares brings in nothing new (dependencies.library.new).
 # 13: a module of the repository reached through sys.path (tasks/capabilities.py) is no library.
-MODEL_SCHEMA_VERSION = 13
+# 14: a manifest under a test directory (a fixture package) declares nothing for the project.
+MODEL_SCHEMA_VERSION = 14
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -135,6 +135,15 @@ class EditorConfigFile:
         return {k: v.lower() for k, v in parser.options.items()}
 
 
+# A manifest under a test directory describes a fixture (pip-tools' tests/test_data/packages/
+# fake_with_deps/pyproject.toml lists simplejson), not what the project depends on.
+_FIXTURE_DIRS = frozenset({"tests", "test", "__tests__", "testing", "fixtures", "test_data", "testdata"})
+
+
+def _fixture(path: str) -> bool:
+    return bool(_FIXTURE_DIRS & set(path.split("/")[:-1]))
+
+
 def read(texts: Mapping[str, str]) -> ToolConfigs:
     """Every tool setting found in ``texts`` (path -> file content), with notes on what was not read."""
     out = ToolConfigs()
@@ -145,14 +154,16 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
             if name == PYPROJECT:
                 doc = tomllib.loads(text)
                 out.tools += _pyproject(path, doc)
-                out.libraries.update(_python_requirements(doc))
+                if not _fixture(path):
+                    out.libraries.update(_python_requirements(doc))
             elif name in INI_FILES:
                 out.tools += _ini(path, text)
             elif name in PRETTIER_FILES:
                 _prettier(out, path, _json_or_yaml(text), f"{name}: ")
             elif name == PACKAGE_JSON:
                 doc = json.loads(text)
-                out.libraries.update(_node_dependencies(doc))
+                if not _fixture(path):
+                    out.libraries.update(_node_dependencies(doc))
                 if isinstance(doc, dict) and "prettier" in doc:
                     _prettier(out, path, doc["prettier"], 'package.json "prettier": ')
                 if isinstance(doc, dict) and isinstance(doc.get("eslintConfig"), dict):
