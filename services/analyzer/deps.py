@@ -31,7 +31,7 @@ class Deps:
             indexer=IndexerClient(settings.indexer_addr, deadline=settings.grpc_deadline_seconds),
             settings=settings,
             cache=RepoCache(settings.cache_revalidate_seconds),
-            facts=FactsCache(settings.facts_cache_repositories),
+            facts=FactsCache(settings.facts_cache_repositories, settings.facts_cache_files),
             quota=QuotaGate(settings.billing_addr, ttl=settings.quota_cache_seconds)
             if settings.enforce_quota
             else None,

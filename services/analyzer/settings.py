@@ -22,6 +22,9 @@ class AnalyzerSettings(ServiceSettings):
     # Repositories whose last learned snapshot's facts a replica keeps, so that learning after a
     # re-index decodes only the files whose facts changed (snapshot_facts.py); 0 keeps none.
     facts_cache_repositories: int = 2
+    # ...and at most this many files in all (about 15 KB each: 40,000 is ~0.6 GB); a repository
+    # larger than that is learned by a full decode each time. 0: no bound but the count above.
+    facts_cache_files: int = 40_000
     # Redelivery of an event whose replica died (handlers heartbeat while they run).
     event_ack_wait_seconds: float = 30.0
     # Findings stored per audit; the rest are counted in the audit but not kept row by row.

@@ -71,26 +71,34 @@ def update(
 
 
 class FactsCache:
-    """The last learned snapshot's facts of the ``capacity`` repositories learned most recently.
+    """The last learned snapshot's facts of the ``capacity`` repositories learned most recently,
+    holding at most ``max_files`` files in all (decoded facts take about 15 KB a file: memory
+    must not grow with a large repository by default; a state larger than the bound is not kept,
+    and that repository's re-index decodes everything, as without the cache).
 
     A learning run takes its repository's state out (``take``) and puts the new one back only
     when the run succeeded, so a failed run never leaves a half-updated state behind.
     """
 
-    def __init__(self, capacity: int) -> None:
+    def __init__(self, capacity: int, max_files: int = 0) -> None:
         self.capacity = capacity
+        self.max_files = max_files  # 0: no bound but the repository count
         self._by_repo: OrderedDict[str, SnapshotFacts] = OrderedDict()
 
     def take(self, repository: str) -> SnapshotFacts | None:
         return self._by_repo.pop(repository, None)
 
     def put(self, state: SnapshotFacts) -> None:
-        if self.capacity <= 0:
-            return
         self._by_repo.pop(state.repository, None)
+        if self.capacity <= 0 or (self.max_files and len(state.files) > self.max_files):
+            return
         self._by_repo[state.repository] = state
-        while len(self._by_repo) > self.capacity:
+        while len(self._by_repo) > self.capacity or (self.max_files and self.files > self.max_files):
             self._by_repo.popitem(last=False)
+
+    @property
+    def files(self) -> int:
+        return sum(len(s.files) for s in self._by_repo.values())
 
     def drop(self, repository: str) -> None:
         self._by_repo.pop(repository, None)

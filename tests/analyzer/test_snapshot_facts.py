@@ -144,3 +144,23 @@ def test_the_cache_keeps_the_last_learned_repositories_and_hands_each_state_out_
     cache.drop("c")
     assert cache.take("c") is None
     FactsCache(0).put(SnapshotFacts("a", "c0", {}))  # capacity 0 keeps nothing
+
+
+def test_the_cache_holds_at_most_its_file_bound() -> None:
+    def state(repo: str, n: int) -> SnapshotFacts:
+        return SnapshotFacts(
+            repo,
+            "c0",
+            {f"f{i}.py": (b"", FileFacts(path=f"f{i}.py", language="python", size=1, lines=1)) for i in range(n)},
+        )
+
+    cache = FactsCache(3, max_files=10)
+    cache.put(state("a", 4))
+    cache.put(state("b", 5))
+    assert cache.files == 9
+    cache.put(state("c", 3))  # 12 > 10: the oldest goes
+    assert cache.take("a") is None
+    assert cache.files == 8
+    cache.put(state("big", 11))  # larger than the bound on its own: not kept, nothing else evicted
+    assert cache.take("big") is None
+    assert cache.files == 8
