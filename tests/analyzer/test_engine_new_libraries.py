@@ -221,3 +221,14 @@ def test_a_fixture_manifest_under_tests_declares_nothing_for_the_project() -> No
     assert model.declared_libraries == ("click",)
     found = check(py_file("piptools/new.py", imports=[imp("simplejson", 1, group="third_party")]), "x\n", model)
     assert [f.rule for f in found] == ["dependencies.library.json"]
+
+
+def test_a_script_with_inline_metadata_declares_its_own_dependencies() -> None:
+    """nox's tests/resources/pep721example1.py: PEP 723 metadata lists `rich`, which the script
+    runs with; the project need not provide it."""
+    model = learn(_repo())
+    text = '# /// script\n# dependencies = ["rich"]\n# ///\n\nimport rich\n\nrich.print("[blue]This worked!")\n'
+    facts = py_file("tests/resources/pep721example1.py", imports=[imp("rich", 5, group="third_party")])
+    assert [f.rule for f in check(facts, text, model) if f.rule == RULE] == []
+    plain = text.replace("# /// script", "# script")
+    assert [f.start_line for f in check(facts, plain, model) if f.rule == RULE] == [5]

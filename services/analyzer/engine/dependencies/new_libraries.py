@@ -12,6 +12,7 @@ is a new dependency worth a question; where optional drivers each sit in their o
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -155,8 +156,13 @@ def _sibling(fc: FileCheck, name: str) -> bool:
     return any(posixpath.join(directory, tail) in paths for tail in (f"{name}.py", f"{name}/__init__.py"))
 
 
+# PEP 723 inline script metadata: a script that lists its own dependencies (nox's
+# tests/resources/pep721example1.py runs with `rich`) depends on nothing the project must provide.
+_INLINE_SCRIPT = re.compile(r"^# /// script\s*$", re.MULTILINE)
+
+
 def check(fc: FileCheck) -> None:
-    if not judged(fc.facts):
+    if not judged(fc.facts) or (fc.language == "python" and _INLINE_SCRIPT.search(fc.text)):
         return
     conv = fc.find(RULE)
     if conv is None or not fc.wants(conv):
