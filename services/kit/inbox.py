@@ -135,59 +135,45 @@ class DurableConsumer:
         if self.concurrency > 1:
             await self._loop_concurrent(handle)
             return
-        sub = None
         while not self._stopping:
-            try:
-                if sub is None:
-                    sub = self._sub = await self._subscribe()
-                    log.info("consumer %s: subscribed", self.durable)  # taking work from now on
-                msgs = await sub.fetch(self.batch, timeout=1.0)
-            except (NatsTimeoutError, TimeoutError):
-                beat()  # nothing to do: alive all the same
-                await self._report_lag(sub)
-                continue
-            except asyncio.CancelledError:
-                raise
-            except Exception as exc:
-                log.warning("consumer %s fetch failed: %s", self.durable, exc)
-                sub = None
-                await asyncio.sleep(1.0)
-                beat()  # NATS is down (health says so), the loop is not
-                continue
-            beat()
-            for msg in msgs:
+            for msg in await self._fetch(self.batch):
                 await self._handle_one(msg, handle)
                 beat()  # progress is per message: a batch of slow ones is not a stall
+
+    async def _fetch(self, n: int) -> list[Msg]:
+        """Up to ``n`` messages (subscribing first when needed); none when there is nothing to do
+        or NATS is away, which is retried after a second. Either way the loop is alive: it beats."""
+        try:
+            if self._sub is None:
+                self._sub = await self._subscribe()
+                log.info("consumer %s: subscribed", self.durable)  # taking work from now on
+            msgs = await self._sub.fetch(n, timeout=1.0)
+        except (NatsTimeoutError, TimeoutError):
+            beat()  # nothing to do: alive all the same
+            await self._report_lag(self._sub)
+            return []
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.warning("consumer %s fetch failed: %s", self.durable, exc)
+            self._sub = None
+            await asyncio.sleep(1.0)
+            beat()  # NATS is down (health says so), the loop is not
+            return []
+        beat()
+        return msgs
 
     async def _loop_concurrent(self, handle: Callable[[Msg], Awaitable[object]]) -> None:
         """Up to ``concurrency`` messages in flight, each in its own task; a fetch asks only for
         as many as there are free slots. Stopping or cancelling the loop ends its tasks, whose
         messages stay unacknowledged and are redelivered."""
-        sub = None
         running: set[asyncio.Task[None]] = set()
         try:
             while not self._stopping:
                 if len(running) >= self.concurrency:
                     await asyncio.wait(running, return_when=asyncio.FIRST_COMPLETED)
                     continue
-                try:
-                    if sub is None:
-                        sub = self._sub = await self._subscribe()
-                        log.info("consumer %s: subscribed", self.durable)
-                    msgs = await sub.fetch(min(self.batch, self.concurrency - len(running)), timeout=1.0)
-                except (NatsTimeoutError, TimeoutError):
-                    beat()
-                    await self._report_lag(sub)
-                    continue
-                except asyncio.CancelledError:
-                    raise
-                except Exception as exc:
-                    log.warning("consumer %s fetch failed: %s", self.durable, exc)
-                    sub = None
-                    await asyncio.sleep(1.0)
-                    beat()
-                    continue
-                beat()
+                msgs = await self._fetch(min(self.batch, self.concurrency - len(running)))
                 for msg in msgs:
                     task = asyncio.create_task(self._handle_one(msg, handle))
                     running.add(task)
