@@ -92,6 +92,8 @@ def test_create_a_token_see_its_secret_once_and_revoke_it(signed_in: Page, syste
     page.get_by_role("link", name="Account").click()
     expect(page.get_by_role("heading", name="Personal access tokens")).to_be_visible()
     assert_accessible(page)
+    # Prices arrive in the currency's smallest unit and are shown as money (2000 USD cents).
+    expect(page.get_by_role("main")).to_contain_text("$20.00 / month")
     page.get_by_label("Name", exact=True).fill("laptop-cli")
     page.get_by_role("button", name="Create token").click()
     secret = page.locator("#new-secret").inner_text()

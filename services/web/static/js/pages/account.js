@@ -20,8 +20,15 @@ function price(plan) {
   if (!plan.paid) return "free";
   if (!plan.price) return `price unavailable (${plan.price_unavailable || "unknown"})`;
   const p = plan.price;
-  const amount = p.unit_amount !== null && p.unit_amount !== undefined ? (p.unit_amount / 100).toFixed(2) : p.unit_amount_decimal;
-  return `${amount} ${p.currency.toUpperCase()}${p.interval ? ` / ${p.interval}` : ""}`;
+  const per = p.interval ? ` / ${p.interval}` : "";
+  const minor = p.unit_amount !== null && p.unit_amount !== undefined ? p.unit_amount : Number(p.unit_amount_decimal);
+  try {
+    // The API answers the currency's smallest unit: 500 is 5.00 USD but 500 JPY (no minor unit).
+    const format = new Intl.NumberFormat(undefined, { style: "currency", currency: p.currency.toUpperCase() });
+    return `${format.format(minor / 10 ** format.resolvedOptions().maximumFractionDigits)}${per}`;
+  } catch {
+    return `${minor} ${p.currency.toUpperCase()} (smallest unit)${per}`; // a code Intl does not know
+  }
 }
 
 // The provider's hosted pages (checkout, portal) are where the user goes next.
@@ -85,7 +92,6 @@ function subscription(status, plans, slot, reload) {
     ),
     h("h2", {}, "Plans"),
     table(["Plan", "Price", "Caps", "Seats", ""], planRows, "Plans"),
-    h("p", { class: "muted" }, plans.currency_note),
   ];
 }
 
