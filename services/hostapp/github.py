@@ -135,7 +135,10 @@ class GitHubApp:
         self._lock = threading.Lock()
         self._integration: GithubIntegration | None = None
         self._tokens: dict[int, InstallationToken] = {}
-        self._clients: dict[int, tuple[str, Github]] = {}
+        # One PyGithub client per thread and installation: a client is not safe to share between
+        # threads (its connection object holds the request being made, so two threads at once
+        # can each read the other's response: a job was told another pull request's head).
+        self._local = threading.local()
         self.token_requests = 0  # how many tokens were minted (cache efficiency, tests)
 
     def _options(self) -> dict[str, Any]:
@@ -177,20 +180,21 @@ class GitHubApp:
             return token
 
     def _client(self, installation_id: int) -> Github:
+        """This thread's client for the installation, made again when its token changed."""
         token = self._token(installation_id)
-        with self._lock:
-            cached = self._clients.get(installation_id)
-            if cached and cached[0] == token.token:
-                return cached[1]
-            client = Github(auth=Auth.Token(token.token), **self._options())
-            self._clients[installation_id] = (token.token, client)
-            return client
+        clients: dict[int, tuple[str, Github]] = self._local.__dict__.setdefault("clients", {})
+        cached = clients.get(installation_id)
+        if cached and cached[0] == token.token:
+            return cached[1]
+        client = Github(auth=Auth.Token(token.token), **self._options())
+        clients[installation_id] = (token.token, client)
+        return client
 
     def forget_installation(self, installation_id: int) -> None:
-        """Drop a token the code host refused (the installation was suspended or deleted)."""
+        """Drop a token the code host refused (the installation was suspended or deleted): the
+        next call mints a new one, and each thread's client follows the new token."""
         with self._lock:
             self._tokens.pop(installation_id, None)
-            self._clients.pop(installation_id, None)
 
     async def _run(self, fn: Callable[[], T]) -> T:
         try:

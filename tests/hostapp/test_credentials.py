@@ -4,8 +4,11 @@ clear error code."""
 
 from __future__ import annotations
 
+import asyncio
+import sys
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import pytest
@@ -137,3 +140,27 @@ async def test_a_webhook_while_the_database_is_down_is_a_5xx(standin: GitHubStan
     finally:
         await server.server.stop(0)
         await down.dispose()
+
+
+async def test_concurrent_calls_each_read_their_own_answer(standin: GitHubStandIn) -> None:
+    # PR jobs run at once (CR_HOSTAPP_JOB_CONCURRENCY), each GitHub call in a thread; one PyGithub
+    # client shared by those threads answered a job with another pull request's head.
+    github = GitHubApp(settings_for(standin))
+    heads = {n: f"{n:040x}" for n in range(1, 41)}
+    for n, head in heads.items():
+        standin.set_pull("acme/widgets", n, head_sha=head)
+    switch = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads interleave as on a loaded machine
+    try:
+        for _ in range(5):
+            pulls = await asyncio.gather(*(github.get_pull(10, "acme/widgets", n) for n in heads))
+            assert {p.number: p.head_sha for p in pulls} == heads
+    finally:
+        sys.setswitchinterval(switch)
+    # The race itself is rare (one in ~20,000 soak deliveries): what rules it out is that no
+    # two threads share a client, while each thread keeps reusing its own.
+    first = await asyncio.to_thread(lambda: (github._client(10), github._client(10)))
+    with ThreadPoolExecutor(1) as other:
+        second = other.submit(github._client, 10).result()
+    assert first[0] is first[1]
+    assert second is not first[0]
