@@ -57,15 +57,17 @@ class RateBudgets:
         self.share = share
         self.clock = clock
         self.reservations = 0  # round trips to billing (the tests count them)
-        self._scopes: dict[tuple[str, str], Scopes] = {}
+        self._scopes: dict[tuple[str, str, str], Scopes] = {}
         self._budgets: dict[str, Budget] = {}
-        self._want: dict[tuple[str, str], int] = {}
-        self._locks: dict[tuple[str, str], asyncio.Lock] = {}
+        self._want: dict[tuple[str, str, str], int] = {}
+        self._locks: dict[tuple[str, str, str], asyncio.Lock] = {}
 
     async def take(self, principal: common_pb2.Principal, org_id: str) -> None:
         """Spend one request on every scope that limits it, drawing a batch when one runs out."""
         member_of = org_id if org_id and role_in(principal, org_id) is not None else ""
-        key = (principal.token_id or principal.user_id, member_of)
+        # The plan is part of the key: once the principal carries a new plan, the next request
+        # draws under its limits instead of spending a batch granted under the old ones.
+        key = (principal.token_id or principal.user_id, member_of, principal.plan)
         if self._spend(key, self.clock()):
             return
         lock = self._locks.setdefault(key, asyncio.Lock())
@@ -80,7 +82,7 @@ class RateBudgets:
             if not self._spend(key, self.clock()):
                 self._refuse_if_exhausted(key, self.clock(), force=True)
 
-    def _spend(self, key: tuple[str, str], now: float) -> bool:
+    def _spend(self, key: tuple[str, str, str], now: float) -> bool:
         scopes = self._scopes.get(key)
         if scopes is None or scopes.reset_at <= now:
             return False
@@ -91,7 +93,7 @@ class RateBudgets:
             b.left -= 1  # type: ignore[union-attr]
         return True
 
-    def _refuse_if_exhausted(self, key: tuple[str, str], now: float, force: bool = False) -> None:
+    def _refuse_if_exhausted(self, key: tuple[str, str, str], now: float, force: bool = False) -> None:
         scopes = self._scopes.get(key)
         if scopes is None:
             return
@@ -111,13 +113,15 @@ class RateBudgets:
                 },
             )
 
-    def _store(self, key: tuple[str, str], reply: billing_pb2.RateBudgetResponse) -> None:
+    def _store(self, key: tuple[str, str, str], reply: billing_pb2.RateBudgetResponse) -> None:
         window_seconds = max(1, reply.reset_at // (reply.window + 1)) if reply.window >= 0 else 60
         want = self._want.get(key, 1)
         for grant in reply.budgets:
             b = self._budgets.get(grant.scope)
             if b is None or b.reset_at != reply.reset_at:
                 b = self._budgets[grant.scope] = Budget(reply.reset_at, window_seconds, grant.limit, 0, False)
+            if b.limit != grant.limit:
+                b.left = 0  # drawn under another plan's limit: billing counted it, it is not spent now
             b.limit = grant.limit
             b.left += grant.granted
             b.exhausted = grant.granted < want

@@ -11,6 +11,7 @@ import pytest
 from services.billing import ratelimit
 from services.billing.models import Subscription
 from services.contracts.v1 import billing_pb2, common_pb2
+from services.gateway.ratelimit import RateBudgets
 from services.kit.errors import ServiceError
 from tests.billing.conftest import Billing, unique
 
@@ -171,3 +172,24 @@ async def test_a_stranger_reserves_nothing_on_an_organization(billing: Billing) 
     _, stranger = await billing.user()
     reply = await reserve(billing, stranger, 3, billing.org_id(owner, org))
     assert [b.scope for b in reply.budgets] == [f"token:{stranger.token_id}"]  # not the organization's
+
+
+async def test_a_gateway_does_not_spend_a_batch_drawn_under_the_old_plan(billing: Billing) -> None:
+    # The gateway draws budget in batches (services/gateway/ratelimit.py); a downgrade to tiny must
+    # limit the caller as soon as the principal carries the new plan, not after the old batch.
+    async def reserve(p: common_pb2.Principal, org_id: str, want: int) -> billing_pb2.RateBudgetResponse:
+        return await billing.call("ReserveRateBudget", billing_pb2.RateBudgetRequest(org_id=org_id, want=want), p)
+
+    token, me = await billing.user()
+    budgets = RateBudgets(reserve)
+    if time.time() % 60 > 55:  # keep both draws inside one window
+        await asyncio.sleep(61 - time.time() % 60)
+    for _ in range(3):
+        await budgets.take(me, "")
+    assert budgets.reservations == 2  # one to learn the limit, then a batch of free's 120 // 20
+    await tiny(billing, f"user:{me.user_id}")
+    me = await billing.principal(token)
+    assert me.plan == "tiny"
+    with pytest.raises(ServiceError) as err:  # 7 drawn this window: over tiny's 5, though 4 are unspent
+        await budgets.take(me, "")
+    assert err.value.code == "rate_limited"

@@ -16,6 +16,7 @@ import pytest
 
 from tests.e2e.conftest import admin_token
 from tests.e2e.harness import RunningSystem
+from tests.e2e.test_code_host import wait_for
 from tests.e2e.test_foundation import assert_error
 from tests.standins import accounts as standins_module
 from tests.standins.accounts import Identity, StandIns
@@ -286,9 +287,18 @@ def test_replayed_unsigned_or_tampered_webhooks_change_nothing(http: httpx.Clien
     assert status(http, token)["status"] == "active"
 
 
+def tiny_in_force(http: httpx.Client, token: str) -> bool:
+    reply = http.get("/v1/auth/validate", headers=bearer(token))
+    return reply.status_code == 429 or reply.json()["plan"] == "tiny"
+
+
 def test_rate_limit_answers_429_with_retry_after(http: httpx.Client, standins: StandIns) -> None:
     token = user(http, standins)
     subscribe(http, standins, token, "tiny")  # 5 requests a minute
+    # The gateway's principal cache takes the new plan within its bound (docs/accounts.md); the
+    # requests before then are limited by the old plan, and none after spends what it granted
+    # (so the new plan may show as its 429 at once: what the old plan drew counts in the window).
+    wait_for(lambda: tiny_in_force(http, token), timeout=10, what="the new plan in the gateway")
     if time.time() % 60 > 57:  # keep the burst inside one window
         time.sleep(61 - time.time() % 60)
     codes = [http.get("/v1/auth/validate", headers=bearer(token)).status_code for _ in range(6)]
