@@ -25,7 +25,7 @@ from services.gateway.livecache import LiveCache
 from services.gateway.middleware import BodyLimitMiddleware, RequestContextMiddleware
 from services.gateway.principals import PrincipalCache
 from services.gateway.ratelimit import RateBudgets
-from services.gateway.routes import account, ai, analysis, auth, repositories, teams, webhooks
+from services.gateway.routes import V1_ROUTERS, webhooks
 from services.gateway.routing import add_routes
 from services.gateway.settings import GatewaySettings
 from services.gateway.settings import load as load_settings
@@ -94,16 +94,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContextMiddleware)
 
-    for router in (
-        repositories.router,
-        analysis.router,
-        account.router,
-        teams.router,
-        auth.router,
-        account.audit_router,
-        teams.invitations_router,
-        ai.router,
-    ):
+    for router in V1_ROUTERS:
         add_routes(app, router, "/v1")  # matched once each (services/gateway/routing.py)
     app.include_router(webhooks.router)
     openapi.install(app)

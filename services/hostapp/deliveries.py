@@ -27,7 +27,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.hostapp import webhooks
 from services.hostapp.models import WebhookDelivery, now_ms
 from services.kit.db import Database
-from services.kit.supervision import beat, idle
+from services.kit.supervision import Wakeable, beat, idle
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ SETTLE_SQL = text(
 )
 
 
-class DeliveryProcessor:
+class DeliveryProcessor(Wakeable):
     def __init__(
         self,
         db: Database,
@@ -75,15 +75,7 @@ class DeliveryProcessor:
         # batches are fuller; the backlog drains once the burst is over.
         self.busy = busy
         self.busy_pause = busy_pause
-        self._wake = asyncio.Event()
-        self._stopping = False
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def stop(self) -> None:
-        self._stopping = True
-        self._wake.set()
+        super().__init__()
 
     async def run(self) -> None:
         while not self._stopping:
@@ -102,11 +94,7 @@ class DeliveryProcessor:
                 continue
             if len(outcomes) >= self.batch:
                 continue  # more are waiting
-            with idle():
-                try:
-                    await asyncio.wait_for(self._wake.wait(), timeout=self.poll_seconds)
-                except TimeoutError:
-                    pass
+            await self.doze(self.poll_seconds)
 
     async def process_pending(self, batch: int | None = None) -> dict[str, webhooks.Outcome]:
         """Apply up to ``batch`` recorded deliveries, oldest first; their outcomes by delivery id.

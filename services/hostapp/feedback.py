@@ -18,12 +18,12 @@ from services.hostapp.settings import HostAppSettings
 from services.kit.db import Database
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import RemoteError, call
-from services.kit.supervision import idle
+from services.kit.supervision import Wakeable
 
 log = logging.getLogger(__name__)
 
 
-class FeedbackSender:
+class FeedbackSender(Wakeable):
     def __init__(
         self,
         db: Database,
@@ -35,24 +35,12 @@ class FeedbackSender:
         self.github = github
         self.analyzer = analyzer
         self.settings = settings
-        self._wake = asyncio.Event()
-        self._stopping = False
         self._lock = asyncio.Lock()
-
-    def wake(self) -> None:
-        self._wake.set()
-
-    def stop(self) -> None:
-        self._stopping = True
-        self._wake.set()
+        super().__init__()
 
     async def run(self) -> None:
         while not self._stopping:
-            try:
-                with idle():
-                    await asyncio.wait_for(self._wake.wait(), timeout=self.settings.feedback_poll_seconds)
-            except TimeoutError:
-                pass
+            await self.doze(self.settings.feedback_poll_seconds)
             self._wake.clear()
             if self._stopping:
                 return

@@ -30,7 +30,7 @@ from services.kit.bus import Bus
 from services.kit.context import current_request_id
 from services.kit.db import Database, now_ms
 from services.kit.metrics import OUTBOX_LAG, OUTBOX_PENDING
-from services.kit.supervision import beat, idle
+from services.kit.supervision import Wakeable, beat
 
 log = logging.getLogger(__name__)
 
@@ -79,7 +79,7 @@ async def add_event(session: AsyncSession, table: Table, subject: str, event_typ
     return str(row["id"])
 
 
-class OutboxRelay:
+class OutboxRelay(Wakeable):
     """Publishes committed outbox rows in order; several replicas may run (SKIP LOCKED).
 
     Its liveness is its progress: it beats once per event NATS acknowledged, so a backlog that
@@ -95,11 +95,7 @@ class OutboxRelay:
         self.service = service
         self.poll_seconds = poll_seconds
         self.batch = batch
-        self._wake = asyncio.Event()
-        self._stopping = False
-
-    def wake(self) -> None:
-        self._wake.set()
+        super().__init__()
 
     async def relay_once(self, batch: int | None = None) -> int:
         """Publish up to ``batch`` pending events; return how many were acknowledged."""
@@ -158,15 +154,7 @@ class OutboxRelay:
                 backoff = min(backoff * 2, 5.0)
             beat()
             self._wake.clear()
-            with idle():
-                try:
-                    await asyncio.wait_for(self._wake.wait(), timeout=backoff)
-                except TimeoutError:
-                    pass
-
-    def stop(self) -> None:
-        self._stopping = True
-        self._wake.set()
+            await self.doze(backoff)
 
 
 async def pending_count(db: Database, table: Table) -> int:

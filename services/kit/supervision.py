@@ -106,6 +106,30 @@ def idle() -> Iterator[None]:
         loop.beat(clock())
 
 
+class Wakeable:
+    """A background loop that works, then waits until it is woken, stopped, or its poll interval
+    has passed (the outbox relay, hostapp's delivery processor and feedback sender)."""
+
+    def __init__(self) -> None:
+        self._wake = asyncio.Event()
+        self._stopping = False
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self) -> None:
+        self._stopping = True
+        self._wake.set()
+
+    async def doze(self, seconds: float) -> None:
+        """Wait, idle, until woken or ``seconds`` have passed; the caller clears the wake-up."""
+        with idle():
+            try:
+                await asyncio.wait_for(self._wake.wait(), timeout=seconds)
+            except TimeoutError:
+                pass
+
+
 class Supervisor:
     def __init__(
         self,

@@ -8,19 +8,8 @@ from fastapi.routing import APIRoute
 
 from services.gateway.app import create_app
 from services.gateway.errors import OrjsonResponse
-from services.gateway.routes import account, ai, analysis, auth, repositories, teams
+from services.gateway.routes import V1_ROUTERS as ROUTERS
 from services.gateway.routing import add_routes
-
-ROUTERS = (
-    repositories.router,
-    analysis.router,
-    account.router,
-    teams.router,
-    auth.router,
-    account.audit_router,
-    teams.invitations_router,
-    ai.router,
-)
 
 
 def test_every_v1_route_is_matched_by_the_applications_own_router() -> None:
