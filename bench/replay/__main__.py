@@ -125,7 +125,12 @@ def replay(
             parsed = [d for d in parse_unified_diff(raw) if not d.binary]
             diffs = [d for d in parsed if repos.wanted_path(d.path)]
             # analyze_pr is given every file of the change: a tool configuration it edits too.
-            configs_changed = [d for d in parsed if repos.is_config(d.path) or repos.is_config(d.old_path or "")]
+            # Once each: a configuration file that is also source (eslint.config.js) is one target.
+            configs_changed = [
+                d
+                for d in parsed
+                if (repos.is_config(d.path) or repos.is_config(d.old_path or "")) and not repos.wanted_path(d.path)
+            ]
             if not diffs:
                 tally.no_source += 1
                 continue

@@ -1,8 +1,9 @@
 """A change that replaces a settled library on purpose (tests moved from ``unittest`` to
 ``pytest``, ``requests`` swapped for ``httpx``) is not told that the repository uses the old one.
 
-Only when a change has such a finding on a modified file is the file's base read: the base the
-review already has (``Target.base``), else one ``GetFile`` at the model's commit per such file.
+``review()`` compares the modified files whose base it was given (``Target.base``); for the others,
+only when a change has such a finding on one is its base read: one ``GetFile`` at the model's
+commit per such file.
 """
 
 from __future__ import annotations
@@ -20,7 +21,8 @@ from services.source.facts import FileFacts, decode
 async def drop_replaced(deps: Deps, entry: LoadedRepo, targets: list[Target], outcome: Outcome) -> None:
     assert entry.model is not None
     flagged = {f.path for f in outcome.findings if f.rule.startswith(PREFIX) and f.rule != PREFIX + "new"}
-    modified = [t for t in targets if t.path in flagged and t.status in ("modified", "renamed")]
+    # review() already compared the files whose base it was given.
+    modified = [t for t in targets if t.path in flagged and t.status in ("modified", "renamed") and t.base is None]
     if not modified:
         return
     bases = await gather_bounded(_base(deps, entry, t) for t in modified)
@@ -34,10 +36,6 @@ async def drop_replaced(deps: Deps, entry: LoadedRepo, targets: list[Target], ou
 
 async def _base(deps: Deps, entry: LoadedRepo, target: Target) -> FileFacts | None:
     path = target.old_path or target.path
-    if target.base is not None:
-        if target.base_facts is not None and target.base_facts.path == path:
-            return target.base_facts
-        return extract(path, target.base)
     try:
         reply = await deps.indexer.file(entry.id, path, commit=entry.commit)
     except ServiceError:

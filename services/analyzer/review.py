@@ -27,6 +27,8 @@ from services.analyzer.engine import (
     toolconfig,
 )
 from services.analyzer.engine.baseline import split
+from services.analyzer.engine.dependencies import PREFIX, keep_unless_replaced, replaced_jobs
+from services.analyzer.engine.toolconfig import library_key
 from services.analyzer.preferences import Effective
 from services.analyzer.state import LoadedRepo
 from services.source.extract import extract
@@ -141,6 +143,13 @@ def review(
         # replaces.
         out.findings = [f for f in out.findings if f.rule not in redeclared]
         preexisting = [f for f in preexisting if f.rule not in redeclared]
+    # A library the change adds to its own manifest is a dependency it declares (express adds
+    # `encodeurl` to package.json and requires it), as one the model knew declared would be; and a
+    # library whose settled rival the change's files stop importing is a replacement it states
+    # (pino's tests converted from tap to node:test).
+    added = libraries_declared_by(targets)
+    out.findings = [f for f in out.findings if not (f.rule.startswith(PREFIX) and library_key(f.anchor) in added)]
+    out.findings = keep_unless_replaced(out.findings, _replaced_with_bases(targets, out, model))
     out.findings = _kept(entry, prefs, check_prefs, out.findings)
     out.preexisting = _kept(entry, prefs, check_prefs, preexisting)
     return out
@@ -160,6 +169,32 @@ def redeclared_rules(targets: list[Target]) -> frozenset[str]:
         after = _declared(t.path, None if t.status == "deleted" else t.data)
         rules.update(rule for rule, _ in before ^ after)
     return frozenset(rules)
+
+
+def libraries_declared_by(targets: list[Target]) -> frozenset[str]:
+    """Libraries (``library_key``) that a manifest of the change (package.json, pyproject.toml)
+    lists and its base did not."""
+    added: set[str] = set()
+    for t in targets:
+        if t.status == "deleted" or t.data is None or not is_tool_config(t.path):
+            continue
+        before = toolconfig.read({t.old_path or t.path: text_of(t.base)}).libraries if t.base is not None else set()
+        added |= toolconfig.read({t.path: text_of(t.data)}).libraries - before
+    return frozenset(added)
+
+
+def _replaced_with_bases(targets: list[Target], out: Outcome, model: ConventionModel) -> set[tuple[str, str]]:
+    """(job, library) pairs the change replaced in a modified file whose base the review has
+    (``replacements.py`` reads the others' bases from the indexer)."""
+    flagged = {f.path for f in out.findings if f.rule.startswith(PREFIX) and f.rule != PREFIX + "new"}
+    replaced: set[tuple[str, str]] = set()
+    for t in targets:
+        head = out.facts.get(t.path)
+        if t.path not in flagged or head is None or t.base is None or t.status not in ("modified", "renamed"):
+            continue
+        base = usable_facts(t.base_facts, t.old_path or t.path) or extract(t.old_path or t.path, t.base)
+        replaced |= replaced_jobs(base, head, model.modules)
+    return replaced
 
 
 def _declared(path: str, data: bytes | None) -> set[tuple[str, str]]:

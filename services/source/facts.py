@@ -20,7 +20,9 @@ import msgspec
 # 7: print(..., file=stream) is not a print_call; a bare `except:` is exempt only when its handler
 #    re-raises on every path; for/with/comprehension targets are variables.
 # 8: a line that is only a mypy/ruff/flake8/pyre directive is not a long line.
-FACTS_SCHEMA_VERSION = 8
+# 9: a JavaScript/TypeScript method with a computed or quoted key (`[Symbol.iterator]`) names no identifier;
+#    tsd's type tests (`test-d/`, `*.test-d.ts`) are tests.
+FACTS_SCHEMA_VERSION = 9
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

@@ -193,7 +193,10 @@ def _method(file: _File, node: Node) -> None:
             if child.type == "accessibility_modifier":
                 visibility = ctx.text(child).strip()
                 break
-    if name != "constructor":
+    # A computed key (``[Symbol.iterator]``, ``get [Symbol.toStringTag]``) or a quoted one is named
+    # by the language or a protocol, not cased by the author.
+    named = name_node is not None and name_node.type in ("property_identifier", "private_property_identifier")
+    if name != "constructor" and named:
         ctx.ident(name, "method", node.start_point.row)
     needs_return = name != "constructor" and not any(c.type == "set" for c in node.children[:3])
     ctx.symbol(

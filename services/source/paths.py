@@ -35,7 +35,8 @@ def is_tool_config(path: str) -> bool:
     return path.rsplit("/", 1)[-1] in TOOL_CONFIG_NAMES
 
 
-_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing"})
+# `test-d` and `*.test-d.ts` hold tsd's type tests (execa, ky, chalk).
+_TEST_DIRS = frozenset({"tests", "test", "__tests__", "spec", "specs", "testing", "test-d"})
 _JS = frozenset({"javascript", "typescript", "tsx"})
 _JVM_TEST_NAME = re.compile(r"^(?:Test(?=[A-Z])(\w+)|(\w+?)(?:Tests?|IT|Spec))$")
 _STEM_AFFIXES: dict[str, re.Pattern[str]] = {
@@ -123,7 +124,7 @@ def is_test_path(path: str, language: str) -> bool:
             or any(d in ("tests", "test") for d in dirs)
         )
     if language in _JS:
-        return ".test." in name or ".spec." in name or any(d in _TEST_DIRS for d in dirs)
+        return ".test." in name or ".spec." in name or ".test-d." in name or any(d in _TEST_DIRS for d in dirs)
     if language == "go":
         return name.endswith("_test.go")
     if language in ("java", "kotlin", "csharp", "php"):

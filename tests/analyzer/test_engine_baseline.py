@@ -275,3 +275,73 @@ def test_a_change_that_edits_its_tool_configuration_is_not_held_to_the_settings_
         "tox.ini", "modified", (before + "[testenv]\ndeps = pytest\n").encode(), {3, 4}, base=before.encode()
     )
     assert [f.rule for f in _review(code, unrelated, model=model).findings] == ["formatting.line_length"]
+
+
+def _js_module(i: int, extra: str = "") -> str:
+    return (
+        "'use strict'\n\n"
+        "const debug = require('debug')('app')\n"
+        "const vary = require('vary')\n\n"
+        f"function handle{i} (res, field) {{\n"
+        "  debug('vary %s', field)\n"
+        "  vary(res, field)\n"
+        "}\n\n"
+        f"module.exports = handle{i}\n" + extra
+    )
+
+
+_PACKAGE = '{"name": "acme", "dependencies": {"debug": "^4.0.0", "vary": "^1.1.2"%s}}\n'
+
+
+def _js_model() -> ConventionModel:
+    files = {f"lib/handler{i}.js": _js_module(i) for i in range(40)}
+    facts = resolve_imports([extract(p, t.encode()) for p, t in files.items()])
+    return learn(facts, tool_configs={"package.json": _PACKAGE % ""}, thresholds=HELD_RAISED)
+
+
+def test_a_library_the_change_adds_to_its_manifest_is_a_declared_dependency() -> None:
+    # express's "Use mime-types for file to content type mapping": package.json gains the library
+    # that lib/response.js now requires; koa once required `depd` without declaring it.
+    model = _js_model()
+    base = _js_module(3)
+    head = _js_module(3, "\nconst encodeUrl = require('encodeurl')\nmodule.exports.encode = encodeUrl\n")
+    code = _modified("lib/handler3.js", base, head)
+    manifest = Target(
+        "package.json",
+        "modified",
+        (_PACKAGE % ', "encodeurl": "^1.0.2"').encode(),
+        {1},
+        base=(_PACKAGE % "").encode(),
+    )
+
+    assert [f.rule for f in _review(code, model=model).findings] == ["dependencies.library.new"]
+    assert _review(code, manifest, model=model).findings == []
+    # A manifest edit that declares something else leaves the undeclared import reported.
+    once = (_PACKAGE % ', "once": "1.4.0"').encode()
+    other = Target("package.json", "modified", once, {1}, base=(_PACKAGE % "").encode())
+    assert [f.rule for f in _review(code, other, model=model).findings] == ["dependencies.library.new"]
+
+
+def test_a_change_that_converts_its_tests_to_another_runner_is_not_told_the_old_one() -> None:
+    # pino's "Convert tests to node:test": each test file stops requiring tap and requires
+    # node:test; the review has each file's base, as analyze_pr does.
+    def tap_test(i: int) -> str:
+        return (
+            "'use strict'\n\nconst { test } = require('tap')\n\n"
+            f"test('case {i}', async (t) => {{\n  t.ok(true)\n}})\n"
+        )
+
+    def node_test(i: int) -> str:
+        return (
+            "'use strict'\n\nconst test = require('node:test')\nconst assert = require('node:assert')\n\n"
+            f"test('case {i}', async () => {{\n  assert.ok(true)\n}})\n"
+        )
+
+    files = {f"test/case{i}.test.js": tap_test(i) for i in range(30)}
+    model = learn(resolve_imports([extract(p, t.encode()) for p, t in files.items()]), thresholds=HELD_RAISED)
+    converted = _modified("test/case4.test.js", tap_test(4), node_test(4))
+    new_file = Target("test/case99.test.js", "added", node_test(99).encode(), None)
+
+    assert _review(converted, model=model).findings == []
+    # A new test file written for the other runner, in a change that converts nothing, is reported.
+    assert [f.rule for f in _review(new_file, model=model).findings] == ["dependencies.library.testing"]

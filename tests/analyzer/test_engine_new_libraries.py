@@ -232,3 +232,20 @@ def test_a_script_with_inline_metadata_declares_its_own_dependencies() -> None:
     assert [f.rule for f in check(facts, text, model) if f.rule == RULE] == []
     plain = text.replace("# /// script", "# script")
     assert [f.start_line for f in check(facts, plain, model) if f.rule == RULE] == [5]
+
+
+def test_a_package_importing_itself_by_name_brings_in_nothing() -> None:
+    """execa's test fixtures `import {sendMessage} from 'execa'`: Node's self-reference resolves
+    the package's own name (package.json "name") to the package."""
+    from services.analyzer.engine.toolconfig import read
+    from services.source.extract import extract
+    from services.source.imports import resolve_imports
+
+    manifest = '{"name": "execa", "dependencies": {"get-stream": "^9.0.0"}, "devDependencies": {"ava": "^6.0.0"}}\n'
+    assert read({"package.json": manifest}).libraries == {"execa", "get_stream", "ava"}
+    lib = "import getStream from 'get-stream';\n\nexport const read = stream => getStream(stream);\n"
+    files = [extract(f"lib/part{i}.js", lib.encode()) for i in range(40)]
+    model = learn(resolve_imports(files), tool_configs={"package.json": manifest})
+    fixture = "import {sendMessage} from 'execa';\nimport isInCi from 'is-in-ci';\n\nawait sendMessage(isInCi);\n"
+    found = check(extract("test/fixtures/graceful-send.js", fixture.encode()), fixture, model)
+    assert [(f.start_line, f.rule) for f in found if f.rule == RULE] == [(2, RULE)]

@@ -611,3 +611,98 @@ def test_a_line_that_is_only_a_type_checker_directive_is_not_long() -> None:
     assert _found(_review(model, "acme/short/typed.py", text), "formatting.line_length") == [
         ("formatting.line_length", 4)
     ]
+
+
+def test_keys_and_constructors_javascript_names_for_you() -> None:
+    # h3: `[Symbol.iterator]()` and `get [Symbol.toStringTag]()` in classes of camelCase methods,
+    # and `const C = function () {}; C.prototype = Object.create(null)` used with `new C()`.
+    files = {
+        f"src/adapters/part{i}.ts": (
+            f"export class Part{i} {{\n  readValue(): number {{\n    return {i};\n  }}\n"
+            "  writeValue(value: number): void {\n    console.warn(value);\n  }\n}\n"
+            f"export function makePart{i}(): Part{i} {{\n  return new Part{i}();\n}}\n"
+        )
+        for i in range(30)
+    }
+    model = _learn(files)
+    text = """\
+    export const EmptyObject = (() => {
+      const C = function () {};
+      C.prototype = Object.create(null);
+      return C;
+    })();
+
+    export class Headers {
+      [Symbol.iterator]() {
+        return [][Symbol.iterator]();
+      }
+      get [Symbol.toStringTag]() {
+        return "Headers";
+      }
+      Get_value() {
+        return 1;
+      }
+    }
+    """
+    assert _found(_review(model, "src/adapters/headers.ts", text), "naming") == [("naming.case.method", 14)]
+
+
+def test_jsx_attribute_strings_keep_their_double_quotes() -> None:
+    # zustand's examples/starter: Prettier's singleQuote does not reach JSX attributes.
+    files = {
+        f"src/view{i}.tsx": (
+            f"import {{ useStore }} from './store'\n\nexport function View{i}() {{\n"
+            f"  const label = useStore((s) => s.label{i})\n  return label ? 'yes {i}' : 'no'\n}}\n"
+        )
+        for i in range(60)
+    }
+    model = _learn(files)
+    text = """\
+    export function App() {
+      const title = 'Counter'
+      return (
+        <div className="grid place-items-center gap-6">
+          <button
+            className="bg-[#252b37] font-bold"
+            onClick={() => alert("clicked")}
+          >
+            {title}
+          </button>
+        </div>
+      )
+    }
+    """
+    assert _found(_review(model, "src/app.tsx", text), "formatting.quotes") == [("formatting.quotes", 7)]
+
+
+def test_prettier_ignore_holds_past_the_comments_before_its_statement() -> None:
+    # h3's `// prettier-ignore`, a link to the spec, then the 121-character condition.
+    files = {f"src/part{i}.ts": f"export const part{i} = {i};\n" for i in range(30)}
+    model = learn(
+        resolve_imports([extract(p, t.encode()) for p, t in files.items()]),
+        tool_configs={".prettierrc": "{}\n"},
+        thresholds=HELD_RAISED,
+    )
+    condition = "status === 101 || status === 204 || status === 205 || status === 304 || method === 'HEAD'"
+    text = (
+        "export function isNull(status: number, method: string): boolean {\n"
+        "  // prettier-ignore\n"
+        "  // https://developer.mozilla.org/en-US/docs/Web/API/Response/body\n"
+        f"  const isNullBody = {condition};\n"
+        f"  const again = {condition};\n"
+        "  return isNullBody && again;\n"
+        "}\n"
+    )
+    assert _found(_review(model, "src/response.ts", text), "formatting.line_length") == [("formatting.line_length", 5)]
+
+
+def test_type_tests_are_tests() -> None:
+    # execa's test-d/verbose.test-d.ts: a tsd type test logging in a callback it type-checks.
+    files = {f"lib/part{i}.ts": f"export const part{i} = (x: number): number => x + {i};\n" for i in range(30)}
+    model = _learn(files)
+    text = (
+        "import {execa} from '../index.js';\n\n"
+        "const voidVerbose = () => {\n  console.log('');\n};\nexeca('x', {verbose: voidVerbose});\n"
+    )
+    assert _found(_review(model, "test-d/verbose.test-d.ts", text), "idioms.print") == []
+    assert _found(_review(model, "lib/verbose.ts", text), "idioms.print") == [("idioms.print", 4)]

@@ -42,7 +42,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 12: a file importing a library the project declares brings in nothing new (dependencies.library.new).
 # 13: a module of the repository reached through sys.path (tasks/capabilities.py) is no library.
 # 14: a manifest under a test directory (a fixture package) declares nothing for the project.
-MODEL_SCHEMA_VERSION = 14
+# 15: a package.json's own package name is declared (a package importing itself adds nothing).
+MODEL_SCHEMA_VERSION = 15
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

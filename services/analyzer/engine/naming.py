@@ -90,13 +90,16 @@ def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
     """(role, name) pairs whose case the author did not choose: the names of a ``.pyi`` stub
     (they mirror its module), classes defined inside a function (made on the fly, often named
     after what they stand in for), and JavaScript constructors (a PascalCase function is how the
-    language spells a class before ``class``)."""
+    language spells a class before ``class``; h3's one-letter ``const C = function () {}`` given a
+    prototype and used with ``new``)."""
     if f.path.endswith(".pyi"):
         return frozenset((i.role, i.name) for i in f.identifiers)
     functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
     out = {("class", s.name) for s in f.symbols if s.kind == "class" and s.parent in functions}
     if f.language in _JS_LIKE:
-        out.update(("function", i.name) for i in f.identifiers if i.role == "function" and case_style(i.name) == PASCAL)
+        out.update(
+            ("function", i.name) for i in f.identifiers if i.role == "function" and case_style(i.name) in _CLASS_LIKE
+        )
     return frozenset(out)
 
 

@@ -213,9 +213,13 @@ def _statement_end(lines: list[str], start: int) -> int:
     return end
 
 
-def _next_code_line(lines: list[str], after: int) -> int:
+def _next_code_line(lines: list[str], after: int, past_comments: bool = False) -> int:
+    """The next non-blank line; with ``past_comments``, the next one holding code: comments
+    between a ``// prettier-ignore`` and its statement belong to that statement (h3's ignore, then
+    a link to the spec, then the long line), where ESLint's next-line means the very next line."""
     for no in range(after + 1, len(lines) + 1):
-        if lines[no - 1].strip():
+        stripped = lines[no - 1].strip()
+        if stripped and not (past_comments and stripped.startswith(("//", "#"))):
             return no
     return after + 1
 
@@ -299,7 +303,7 @@ def _line_pragmas(out: Suppressions, lines: list[str], no: int, comment: str, st
         token = sm.group()
         rules = (IMPORT_ORDER,) if "isort" in token else _TYPING if "@ts-" in token else LAYOUT
         if "prettier-ignore" in token or "@ts-" in token:  # these name the next statement
-            target = _next_code_line(lines, no)
+            target = _next_code_line(lines, no, past_comments="prettier-ignore" in token)
             for line in range(target, _statement_end(lines, target) + 1):
                 out.add(line, rules)
         else:

@@ -222,7 +222,12 @@ def _node_dependencies(doc: Any) -> set[str]:
     if not isinstance(doc, dict):
         return set()
     keys = ("dependencies", "devDependencies", "peerDependencies", "optionalDependencies")
-    return {library_key(k) for key in keys if isinstance(doc.get(key), dict) for k in doc[key]}
+    out = {library_key(k) for key in keys if isinstance(doc.get(key), dict) for k in doc[key]}
+    # A package may import itself by its own name (Node's self-reference: execa's test fixtures
+    # import 'execa'); that is no dependency either.
+    if isinstance(doc.get("name"), str) and doc["name"].strip():
+        out.add(library_key(doc["name"]))
+    return out
 
 
 def _json_or_yaml(text: str) -> Any:

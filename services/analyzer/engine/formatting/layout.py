@@ -178,17 +178,27 @@ def indentation(fc: FileCheck, unit: Convention | None, width: Convention | None
             )
 
 
+# A JSX attribute value (`className="grid"`: the name glued to `=` and the string, as JSX writes
+# it) follows HTML habits; Prettier's singleQuote leaves it alone (jsxSingleQuote is apart) and the
+# facts do not count it (lang_js).
+_JSX_ATTRIBUTE = re.compile(r"(?:^|[\s{(<])[A-Za-z_$][\w$:.-]*=$")
+_JSX_LANGUAGES = frozenset({"javascript", "jsx", "tsx"})
+
+
 def quotes(fc: FileCheck, conv: Convention) -> None:
     want = '"' if conv.choice == "double" else "'"
     other = "'" if want == '"' else '"'
     if other not in fc.text:
         return
     lines = fc.lines
+    jsx = fc.language in _JSX_LANGUAGES
     for lit in lexed(fc).literals:
         if lit.quote == want or want in lit.body or not fc.touches(lit.line, lit.line):
             continue
-        fixed = requote(lit.body, want)
         line = lines[lit.line - 1].rstrip("\r")
+        if jsx and _JSX_ATTRIBUTE.search(line, 0, lit.start):
+            continue
+        fixed = requote(lit.body, want)
         suggestion = line[: lit.start] + fixed + line[lit.end :] if fixed is not None else None
         fc.emit(
             conv,
