@@ -226,6 +226,7 @@ async def learn_and_store(
         tool_configs=tool_configs,
         repository=repo_id,
         commit=answered,
+        memo=state.learned,
     )
     learned = time.perf_counter()
     deps.facts.put(state)
@@ -237,6 +238,7 @@ async def learn_and_store(
     }
     summary = summarize(facts, model, domains=domains_doc, history=history_doc, config=config_info, timings=timings)
     summary["facts_delta"] = delta.as_dict()  # how much of the snapshot this run decoded
+    summary["learn_delta"] = state.learned.last.as_dict()  # and how much the learners observed again
     # The files the warm-up checks, so that replicas which load this model check the same ones.
     summary["warm_paths"] = [f.path for f in model_warmup.samples(facts)]
     payload = await asyncio.to_thread(encode_model, model)
@@ -269,7 +271,7 @@ async def learn_and_store(
         repo_id,
         answered[:12],
         len(facts),
-        ", ".join(f"{n} {k}" for k, n in delta.as_dict().items()),
+        ", ".join(f"{n} {k}" for k, n in (delta.as_dict() | state.learned.last.as_dict()).items()),
         len(model.conventions),
         " ".join(f"{k}={v}" for k, v in spent.items()),
     )

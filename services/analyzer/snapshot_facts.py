@@ -5,8 +5,10 @@ last, each path's facts with a digest of their encoded bytes; the next snapshot'
 compared digest by digest and only files whose bytes differ (changed, added, or whose resolved
 imports moved because another file was added) are decoded. Kept and new facts are laid out in the
 stream's order, so learning from them gives exactly the model a full decode gives
-(``tests/analyzer/test_snapshot_facts.py`` checks it on chains of real edits). Without a kept
-state (a restart, another replica learned last) everything is decoded, as before.
+(``tests/analyzer/test_snapshot_facts.py`` checks it on chains of real edits). The state also
+holds what each file taught the learners (``engine/learn_memo.py``), so that learning observes
+only the decoded files again. Without a kept state (a restart, another replica learned last)
+everything is decoded and observed, as before.
 """
 
 from __future__ import annotations
@@ -14,8 +16,9 @@ from __future__ import annotations
 import hashlib
 from collections import OrderedDict
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from services.analyzer.engine.learn_memo import LearnMemo
 from services.source.facts import FileFacts, decode
 
 Digest = bytes
@@ -30,6 +33,9 @@ class SnapshotFacts:
     repository: str
     commit: str
     files: dict[str, tuple[Digest, FileFacts]]  # path -> (digest of the encoded facts, facts), stream order
+    # What each file taught the learners, passed to ``learn`` and updated by it (learn_memo.py):
+    # a relearn observes only the files whose facts changed.
+    learned: LearnMemo = field(default_factory=LearnMemo)
 
     @property
     def facts(self) -> list[FileFacts]:
@@ -56,7 +62,8 @@ def update(
     Facts are never mutated once decoded (learning only reads them), so a kept entry is shared
     between the old state and the new one.
     """
-    held = previous.files if previous is not None and previous.repository == repository else {}
+    same = previous is not None and previous.repository == repository
+    held = previous.files if previous is not None and same else {}
     files: dict[str, tuple[Digest, FileFacts]] = {}
     decoded = 0
     for path, data in blobs:
@@ -67,7 +74,8 @@ def update(
             decoded += 1
         files[path] = entry
     removed = sum(1 for path in held if path not in files)
-    return SnapshotFacts(repository, commit, files), FactsDelta(decoded, len(files) - decoded, removed)
+    learned = previous.learned if previous is not None and same else LearnMemo()
+    return SnapshotFacts(repository, commit, files, learned), FactsDelta(decoded, len(files) - decoded, removed)
 
 
 class FactsCache:

@@ -11,7 +11,7 @@ from sqlalchemy import select
 
 from services.analyzer import cache_refresh, model_store, preferences, queries, repo_lookup
 from services.analyzer.deps import Deps
-from services.analyzer.engine import decode_model
+from services.analyzer.engine import decode_model, encode_model
 from services.analyzer.models import ConventionModelRow, Repository, inbox
 from services.contracts.v1 import analyzer_pb2, events_pb2
 from services.kit.bus import SUBJECT_REPOSITORY_DELETED, SUBJECT_REPOSITORY_INDEXED, Bus
@@ -116,6 +116,40 @@ async def test_indexed_event_learns_and_stores_the_model_per_commit(harness: Har
     result = await call(harness.stub.AnalyzeFile, request, principal=ALICE)
     assert {f.rule for f in result.findings} == {"naming.case.function", "documentation.docstring.function"}
     assert result.commit == head
+
+
+async def test_a_relearn_by_delta_stores_the_model_a_replica_without_state_learns(
+    harness: Harness, bus: Bus, consumers
+) -> None:
+    """The learning run observes only the files that changed (learn_memo.py) and stores the same
+    model, byte for byte, as a replica that decodes and observes every file."""
+    repo = harness.indexer.repos["r-alice"]
+    await publish_indexed(bus, repo.head)
+    await wait_for(learned_at(harness, repo.head))
+    [first] = await models(harness)
+    learned = first.summary["learn_delta"]
+    assert learned["observed"] > 0
+    assert (learned["reused"], learned["removed"]) == (0, 0)
+
+    repo.head = "c0ffee0000000000000000000000000000000002"
+    changed = next(p for p in sorted(repo.files) if p.endswith(".py"))
+    repo.files[changed] += b"\n\ndef loadItems(value):\n    return value\n"
+    await publish_indexed(bus, repo.head)
+    await wait_for(learned_at(harness, repo.head))
+    [row] = [r for r in await models(harness) if r.commit == repo.head]
+    assert row.summary["learn_delta"] == {"observed": 1, "reused": learned["observed"] - 1, "removed": 0}
+
+    replica_b = Deps.build(harness.deps.db, harness.deps.settings)  # no facts, no memo
+    try:
+        async with replica_b.db.session() as session:
+            entry = await model_store.learn_and_store(
+                replica_b, session, "r-alice", repo.head, owner="user:u-alice", full_name=""
+            )
+        assert entry.model is not None
+        assert entry.summary["learn_delta"]["observed"] == learned["observed"]
+        assert encode_model(entry.model) == row.model
+    finally:
+        await replica_b.indexer.close()
 
 
 async def test_tool_configuration_is_fetched_and_shown_as_declared(harness: Harness, bus: Bus, consumers) -> None:

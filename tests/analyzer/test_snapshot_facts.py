@@ -1,4 +1,5 @@
-"""Learning from facts kept and updated by delta equals learning from a full decode, byte for byte.
+"""Learning from facts kept and updated by delta (and from what each file taught the learners, kept
+with them) equals learning from a full decode, byte for byte.
 
 Histories are drawn by hypothesis over real source files (this project's own ``services/kit`` and
 ``services/source`` modules): functions appended with different naming and documentation habits,
@@ -19,6 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from services.analyzer.engine import encode_model, learn
+from services.analyzer.engine.learn_memo import LearnMemo
 from services.analyzer.snapshot_facts import FactsCache, SnapshotFacts, update
 from services.source.extract import extract
 from services.source.facts import FileFacts, decode, encode
@@ -46,6 +48,10 @@ _edit = st.one_of(
     st.tuples(st.just("rename"), PATHS, st.sampled_from(["services/moved", "pkg"])),
     st.tuples(st.just("import"), PATHS, PATHS),
     st.tuples(st.just("test"), PATHS, st.none()),
+    # A base class with a documented method, and a subclass overriding it in another file: the
+    # override is not asked for a docstring while the base has the method (documentation.overrides).
+    st.tuples(st.just("base"), PATHS, st.sampled_from(["Base0", "Base1"])),
+    st.tuples(st.just("derive"), PATHS, st.sampled_from(["Base0", "Base1"])),
 )
 # A commit is a few edits, and whether the replica learning it kept the previous state.
 _commit = st.tuples(st.lists(_edit, min_size=1, max_size=4), st.booleans())
@@ -73,6 +79,10 @@ def _apply(tree: dict[str, str], edit: tuple[str, str, object], serial: int) -> 
         tree[f"{arg}/{path.rsplit('/', 1)[-1]}"] = tree.pop(path)
     elif kind == "import" and isinstance(arg, str) and arg != path:
         tree[path] = f"import {_module(arg)}  # {serial}\n" + text
+    elif kind == "base":
+        tree[path] = text + f'\n\nclass {arg}:\n    def close(self):\n        """Close it."""\n'
+    elif kind == "derive":
+        tree[path] = text + f"\n\nclass Impl{serial}({arg}):\n    def close(self):\n        pass\n"
     elif kind == "test":
         name = path.rsplit("/", 1)[-1]
         test = f"from {_module(path)} import *\n\n\ndef test_{serial}():\n    assert True\n"
@@ -90,8 +100,8 @@ def _stream(tree: dict[str, str]) -> list[tuple[str, bytes]]:
     return [(f.path, encode(f)) for f in facts]
 
 
-def _model_bytes(facts: list[FileFacts], commit: str) -> bytes:
-    return encode_model(learn(facts, repository="repo", commit=commit))
+def _model_bytes(facts: list[FileFacts], commit: str, memo: LearnMemo | None = None) -> bytes:
+    return encode_model(learn(facts, repository="repo", commit=commit, memo=memo))
 
 
 @settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -119,7 +129,8 @@ def test_models_learned_by_delta_equal_full_relearns(history: list[tuple[list[tu
             assert delta.removed == len(before.keys() - {path for path, _ in blobs})
         full = [decode(data) for _, data in blobs]
         assert state.facts == full
-        assert _model_bytes(state.facts, commit) == _model_bytes(full, commit)
+        # Learned by delta too (state.learned: what each file taught the learners, learn_memo.py).
+        assert _model_bytes(state.facts, commit, state.learned) == _model_bytes(full, commit)
 
 
 def test_an_unchanged_snapshot_decodes_nothing_and_another_repository_everything() -> None:

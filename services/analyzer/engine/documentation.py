@@ -9,13 +9,22 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Sequence
 
 import msgspec
 
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, is_program, scoped_conventions
+from services.analyzer.engine.learn_inputs import (
+    Build,
+    FileTallies,
+    LearnInput,
+    Tally,
+    is_program,
+    merge,
+    scoped_conventions,
+)
 from services.analyzer.engine.naming import imposed_methods
 from services.source.facts import FileFacts, Symbol
 
@@ -161,15 +170,32 @@ def line_of(s: Symbol, named_at: dict[str, list[int]]) -> int:
     return next((n for n in named_at.get(s.name, ()) if s.start_line <= n <= s.end_line), s.start_line)
 
 
-def learn(inp: LearnInput, base_methods: dict[str, tuple[str, ...]] | None = None) -> list[Convention]:
-    docs = {k: Tally() for k in KINDS}
-    for f in inp.files:
-        dom = inp.domains.get(f.path, "")
-        inherited = overrides(f, base_methods or {})
-        for s in public_symbols(f):
-            if (s.parent, s.name) in inherited:
-                continue
-            docs[s.kind].add(f.language, f.path, dom, "documented" if s.has_docstring else "undocumented")
+def base_roots(f: FileFacts) -> frozenset[str]:
+    """The classes the file's classes derive from: the entries of ``base_methods`` that
+    ``overrides`` (and so ``observe``) reads for this file."""
+    return frozenset(_root(b) for s in f.symbols if s.kind == "class" for b in s.bases)
+
+
+def observe(f: FileFacts, domain: str, base_methods: dict[str, tuple[str, ...]]) -> FileTallies:
+    """One file's public symbols, documented or not, by kind (``learn`` adds them in order)."""
+    tallies = FileTallies(f.language, f.path, domain)
+    inherited = overrides(f, base_methods)
+    for s in public_symbols(f):
+        if (s.parent, s.name) in inherited:
+            continue
+        tallies.add(s.kind, "documented" if s.has_docstring else "undocumented")
+    return tallies
+
+
+def learn(
+    inp: LearnInput,
+    base_methods: dict[str, tuple[str, ...]] | None = None,
+    observed: Sequence[FileTallies] | None = None,
+) -> list[Convention]:
+    """``observed``: ``observe`` of each of ``inp.files``, when already known."""
+    if observed is None:
+        observed = [observe(f, inp.domains.get(f.path, ""), base_methods or {}) for f in inp.files]
+    docs = merge({k: Tally() for k in KINDS}, observed)
     out: list[Convention] = []
     for kind, tally in docs.items():
         rule = doc_rule(kind)

@@ -9,11 +9,20 @@ from __future__ import annotations
 
 import posixpath
 from collections import Counter
+from collections.abc import Sequence
 
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck, enclosing
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, is_program, scoped_conventions
+from services.analyzer.engine.learn_inputs import (
+    Build,
+    FileTallies,
+    LearnInput,
+    Tally,
+    is_program,
+    merge,
+    scoped_conventions,
+)
 from services.source.facts import FileFacts
 
 FAMILY = "idioms"
@@ -100,25 +109,34 @@ def _build(rule: str, kind: str, inp: LearnInput) -> Build:
     return build
 
 
-def learn(inp: LearnInput) -> list[Convention]:
-    tallies = {kind: Tally() for kind in AVOIDED}
-    log_style = Tally()
+def observe(f: FileFacts, domain: str) -> FileTallies:
+    """One file's habits (``learn`` adds them in order, for the files of a language whose
+    extractor records statements)."""
+    tallies = FileTallies(f.language, f.path, domain)
+    for kind in AVOIDED:
+        if _eligible(f, kind):
+            tallies.add(kind, "uses" if occurrences(f, kind) else "never")
+    logs = sum(1 for s in f.statements if s.kind == "logging_call")
+    eager = sum(1 for s in f.statements if s.kind == "fstring_log")
+    if logs:
+        tallies.add(LOG_STYLE, "lazily (%-style arguments)", n=max(0, logs - eager))
+        if eager:
+            tallies.add(LOG_STYLE, "with f-strings", n=eager)
+    return tallies
+
+
+def learn(inp: LearnInput, observed: Sequence[FileTallies] | None = None) -> list[Convention]:
+    """``observed``: ``observe`` of each of ``inp.files``, when already known."""
+    if observed is None:
+        observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
     # Languages whose extractor records these statements: a repository in one of them that never
     # prints (rxjs) has a convention, not a gap in the facts.
     statement_languages = STATEMENT_LANGUAGES | {f.language for f in inp.files if f.statements}
-    for f in inp.files:
-        if f.language not in statement_languages:
-            continue
-        dom = inp.domains.get(f.path, "")
-        for kind in AVOIDED:
-            if _eligible(f, kind):
-                tallies[kind].add(f.language, f.path, dom, "uses" if occurrences(f, kind) else "never")
-        logs = sum(1 for s in f.statements if s.kind == "logging_call")
-        eager = sum(1 for s in f.statements if s.kind == "fstring_log")
-        if logs:
-            log_style.add(f.language, f.path, dom, "lazily (%-style arguments)", n=max(0, logs - eager))
-            if eager:
-                log_style.add(f.language, f.path, dom, "with f-strings", n=eager)
+    tallies = merge(
+        {kind: Tally() for kind in (*AVOIDED, LOG_STYLE)},
+        (o for o in observed if o.language in statement_languages),
+    )
+    log_style = tallies.pop(LOG_STYLE)
     out: list[Convention] = []
     for kind, tally in tallies.items():
         rule = AVOIDED[kind][0]

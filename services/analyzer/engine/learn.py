@@ -37,6 +37,7 @@ from services.analyzer.engine.dependencies import layering, new_libraries
 from services.analyzer.engine.formatting import LENGTH
 from services.analyzer.engine.formatting import imports as imports_order
 from services.analyzer.engine.learn_inputs import CoChange, LearnInput, default_domain
+from services.analyzer.engine.learn_memo import LearnMemo, Observed
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds
 from services.analyzer.engine.toolconfig import ToolConfigs, read
 from services.source.facts import FileFacts
@@ -56,11 +57,14 @@ def learn(
     thresholds: Thresholds | None = None,
     repository: str = "",
     commit: str = "",
+    memo: LearnMemo | None = None,
 ) -> ConventionModel:
     """Learn every family's conventions from one repository snapshot.
 
     ``tool_configs``: the tools' configuration files (path -> text, or already read); what they
     declare replaces what was learned, and ``.codereview.yml`` replaces both.
+    ``memo``: what the files of this repository's last learned snapshot taught (updated to this
+    one): only files whose facts or domain changed are observed again. The model is the same.
     """
     cfg = parse_config(config) if isinstance(config, str) else (config or RepoConfig())
     th = cfg.apply_thresholds(thresholds or DEFAULT_THRESHOLDS)
@@ -76,22 +80,27 @@ def learn(
         explicit_domains=explicit,
         cochange=[p for p in cochange_pairs],
     )
-    vocab = vocabulary.count_words(inp)
+    base_methods = documentation.learn_base_methods(kept)
+    seen: Observed | None = None
+    if memo is not None and len({f.path for f in kept}) == len(kept):
+        seen = memo.observe(kept, dom_map, base_methods)
+        vocab, acronyms = seen.vocabulary, seen.acronyms
+    else:
+        vocab, acronyms = vocabulary.count_words(inp), naming.learn_acronyms(inp)
     modules = layering.module_map(kept)
     convs: list[Convention] = []
-    convs += naming.learn(inp)
+    convs += naming.learn(inp, seen.naming if seen else None)
     convs += vocabulary.learn(inp, vocab)
-    convs += formatting.learn(inp)
-    convs += imports_order.learn(inp)
+    convs += formatting.learn(inp, seen.formatting if seen else None)
+    convs += imports_order.learn(inp, seen.imports if seen else None)
     convs += dependencies.learn(inp)
     tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
     convs += new_libraries.learn(inp, modules, frozenset(tools.libraries) if tools is not None else frozenset())
     convs += layering.learn(inp, modules)
     convs += structure.learn(inp)
-    base_methods = documentation.learn_base_methods(kept)
-    convs += documentation.learn(inp, base_methods)
-    convs += typing_family.learn(inp)
-    convs += idioms.learn(inp)
+    convs += documentation.learn(inp, base_methods, seen.documentation if seen else None)
+    convs += typing_family.learn(inp, seen.typing if seen else None)
+    convs += idioms.learn(inp, seen.idioms if seen else None)
     convs += cochange.learn(inp.cochange, th, ignored, history_commits=cochange_commits)
     convs = declared.with_declared(convs, tools, kept, th.bar(LENGTH).strict.min_share)
     convs = apply_overrides(convs, cfg)
@@ -103,7 +112,7 @@ def learn(
         vocabulary=vocab,
         modules=modules,
         domains=_directory_domains(dom_map),
-        acronyms=naming.learn_acronyms(inp),
+        acronyms=acronyms,
         base_methods=base_methods,
         stubs=typing_family.stub_paths(kept),
         declared_libraries=tuple(sorted(tools.libraries)) if tools is not None else (),

@@ -5,8 +5,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any
 
 from services.analyzer.engine.config import RepoConfig
 from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope, wilson_upper
@@ -76,6 +78,18 @@ def majority(counts: Counter[str], allowed: frozenset[str] | None = None) -> str
     return max(best, key=lambda t: (t[0], t[1]))[1]
 
 
+@lru_cache(maxsize=1 << 16)
+def _ancestry(path: str) -> tuple[str, ...]:
+    return tuple(ancestors(path))
+
+
+def _bump(counts: dict[Any, Counter[str]], key: Any, value: str, n: int) -> None:
+    c = counts.get(key)
+    if c is None:
+        c = counts[key] = Counter()
+    c[value] = c.get(value, 0) + n
+
+
 @dataclass
 class Tally:
     """Observations of one rule, kept per language, per directory subtree and per domain."""
@@ -85,11 +99,48 @@ class Tally:
     by_domain: dict[tuple[str, str], Counter[str]] = field(default_factory=dict)
 
     def add(self, language: str, path: str, domain: str, value: str, n: int = 1) -> None:
-        self.by_language.setdefault(language, Counter())[value] += n
-        for d in ancestors(path):
-            self.by_directory.setdefault((language, d), Counter())[value] += n
+        _bump(self.by_language, language, value, n)
+        for d in _ancestry(path):
+            _bump(self.by_directory, (language, d), value, n)
         if domain:
-            self.by_domain.setdefault((language, domain), Counter())[value] += n
+            _bump(self.by_domain, (language, domain), value, n)
+
+
+class FileTallies:
+    """One file's observations for the tallies of a family: tally name -> value -> count, in the
+    order first observed. Added to the family's tallies file by file in the files' order
+    (:func:`merge`), they give the tallies, key order included, that adding every observation
+    one by one gives: a learner counts each file once and keeps what it counted
+    (``learn_memo``), so a relearn counts only the files that changed."""
+
+    __slots__ = ("counts", "domain", "language", "path")
+
+    def __init__(self, language: str, path: str, domain: str) -> None:
+        self.language = language
+        self.path = path
+        self.domain = domain
+        self.counts: dict[str, dict[str, int]] = {}
+
+    def add(self, tally: str, value: str, n: int = 1) -> None:
+        c = self.counts.get(tally)
+        if c is None:
+            c = self.counts[tally] = {}
+        c[value] = c.get(value, 0) + n
+
+
+def merge(tallies: dict[str, Tally], observed: Iterable[FileTallies | None]) -> dict[str, Tally]:
+    """``tallies`` with every file's observations added, in order (a tally is made when first
+    observed, after those already in ``tallies``)."""
+    for ft in observed:
+        if ft is None:
+            continue
+        for name, counts in ft.counts.items():
+            tally = tallies.get(name)
+            if tally is None:
+                tally = tallies[name] = Tally()
+            for value, n in counts.items():
+                tally.add(ft.language, ft.path, ft.domain, value, n)
+    return tallies
 
 
 def scoped_conventions(

@@ -5,12 +5,20 @@ from __future__ import annotations
 import posixpath
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from services.analyzer.engine.conventions import Convention, Scope, make
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, majority, scoped_conventions
+from services.analyzer.engine.learn_inputs import (
+    Build,
+    FileTallies,
+    LearnInput,
+    Tally,
+    majority,
+    merge,
+    scoped_conventions,
+)
 from services.source.facts import FileFacts
 from services.source.naming import (
     CAMEL,
@@ -250,33 +258,52 @@ def _builder(role: str, inp: LearnInput, examples: dict[tuple[str, str], list[tu
     return build
 
 
-def learn(inp: LearnInput) -> list[Convention]:
-    tallies: dict[str, Tally] = {}
-    examples: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
+# One file's naming observations: its tallies by role, and (role, style, name) in the order observed.
+Observed = tuple[FileTallies, list[tuple[str, str, str]]]
 
-    def observe(role: str, f: FileFacts, name: str) -> None:
+
+def observe(f: FileFacts, domain: str) -> Observed | None:
+    """What one file teaches about naming (``learn`` adds the files' observations in order)."""
+    if not f.language:
+        return None
+    tallies = FileTallies(f.language, f.path, domain)
+    examples: list[tuple[str, str, str]] = []
+
+    def note(role: str, name: str) -> None:
         style = _judged(name, role)
         if style is None:
             return
-        tallies.setdefault(role, Tally()).add(f.language, f.path, inp.domains.get(f.path, ""), style)
-        ex = examples.setdefault(role, {}).setdefault((f.language, style), [])
-        if len(ex) < _EXAMPLE_POOL:
-            ex.append((f.path, name))
+        tallies.add(role, style)
+        examples.append((role, style, name))
 
-    for f in inp.files:
-        if not f.language:
+    seen: set[tuple[str, str]] = {("method", name) for name in imposed_methods(f)} | dictated(f)
+    for ident in f.identifiers:
+        key = (ident.role, ident.name)
+        if ident.role in ROLES and key not in seen:
+            seen.add(key)
+            note(binding_role(f.language, ident.role, ident.name), ident.name)
+    stem = file_stem(f.path)
+    if stem and not _LOCALE_FILE.match(stem) and len(raw_words(stem)) > 1:
+        # A one-word file name (`application.js`) fits every style: it says nothing about
+        # how the repository joins words in file names.
+        note(FILE_ROLE, stem)
+    return tallies, examples
+
+
+def learn(inp: LearnInput, observed: Sequence[Observed | None] | None = None) -> list[Convention]:
+    """``observed``: ``observe`` of each of ``inp.files``, when already known."""
+    if observed is None:
+        observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
+    tallies = merge({}, (o[0] for o in observed if o is not None))
+    examples: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
+    for o in observed:
+        if o is None:
             continue
-        seen: set[tuple[str, str]] = {("method", name) for name in imposed_methods(f)} | dictated(f)
-        for ident in f.identifiers:
-            key = (ident.role, ident.name)
-            if ident.role in ROLES and key not in seen:
-                seen.add(key)
-                observe(binding_role(f.language, ident.role, ident.name), f, ident.name)
-        stem = file_stem(f.path)
-        if stem and not _LOCALE_FILE.match(stem) and len(raw_words(stem)) > 1:
-            # A one-word file name (`application.js`) fits every style: it says nothing about
-            # how the repository joins words in file names.
-            observe(FILE_ROLE, f, stem)
+        ft, names = o
+        for role, style, name in names:
+            ex = examples.setdefault(role, {}).setdefault((ft.language, style), [])
+            if len(ex) < _EXAMPLE_POOL:
+                ex.append((ft.path, name))
     if "method" in tallies and "function" in tallies:
         tallies["method"] = _pooled(tallies["method"], tallies["function"])
     out: list[Convention] = []
@@ -312,22 +339,34 @@ def learn_acronyms(inp: LearnInput) -> tuple[str, ...]:
     two distinct names: a suggested rename spells them the same way."""
     upper: Counter[str] = Counter()
     title: Counter[str] = Counter()
-    seen: set[str] = set()
-    for f in inp.files:
-        for ident in f.identifiers:
-            name = ident.name
-            if name in seen:
-                continue
-            seen.add(name)
-            if case_style(name) not in (CAMEL, PASCAL):
-                continue
-            for word in raw_words(name):
-                if len(word) < 2 or not word[0].isalpha():
-                    continue
-                if word.isupper():
-                    upper[word.lower()] += 1
-                elif word[0].isupper():
-                    title[word.lower()] += 1
+    for name in {name for f in inp.files for name in camel_names(f)}:
+        capitals, capitalized = name_words(name)
+        upper.update(capitals)
+        title.update(capitalized)
+    return acronyms_from(upper, title)
+
+
+def camel_names(f: FileFacts) -> frozenset[str]:
+    """The file's distinct camelCase and PascalCase names (what ``learn_acronyms`` reads)."""
+    return frozenset(i.name for i in f.identifiers if case_style(i.name) in (CAMEL, PASCAL))
+
+
+def name_words(name: str) -> tuple[list[str], list[str]]:
+    """The words of a camelCase or PascalCase name written all in capitals, and capitalized."""
+    capitals: list[str] = []
+    capitalized: list[str] = []
+    for word in raw_words(name):
+        if len(word) < 2 or not word[0].isalpha():
+            continue
+        if word.isupper():
+            capitals.append(word.lower())
+        elif word[0].isupper():
+            capitalized.append(word.lower())
+    return capitals, capitalized
+
+
+def acronyms_from(upper: Counter[str], title: Counter[str]) -> tuple[str, ...]:
+    """``upper``/``title``: word -> distinct names writing it in capitals / capitalized."""
     return tuple(sorted(w for w, n in upper.items() if n >= 2 and n > title[w]))
 
 

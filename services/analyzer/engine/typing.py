@@ -5,11 +5,13 @@ every parameter and the return. The same public symbols as the documentation fam
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from services.analyzer.engine.conventions import Convention
 from services.analyzer.engine.documentation import definition_lines, line_of, public_symbols, rate_builder
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learn_inputs import LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import FileTallies, LearnInput, Tally, merge, scoped_conventions
 from services.source.facts import FileFacts
 
 TYPED_KINDS: tuple[str, ...] = ("function", "method")
@@ -36,16 +38,24 @@ def stub_paths(files: list[FileFacts]) -> tuple[str, ...]:
     return tuple(sorted(f.path for f in files if f.path.endswith(".pyi")))
 
 
-def learn(inp: LearnInput) -> list[Convention]:
-    types = {k: Tally() for k in TYPED_KINDS}
+def observe(f: FileFacts, domain: str) -> FileTallies | None:
+    """One file's public functions and methods, annotated or not (``learn`` adds them in order,
+    leaving out the files a stub types)."""
+    if typing_off(f):
+        return None
+    tallies = FileTallies(f.language, f.path, domain)
+    for s in public_symbols(f):
+        if s.kind in TYPED_KINDS:
+            tallies.add(s.kind, "annotated" if s.has_annotations else "unannotated")
+    return tallies
+
+
+def learn(inp: LearnInput, observed: Sequence[FileTallies | None] | None = None) -> list[Convention]:
+    """``observed``: ``observe`` of each of ``inp.files``, when already known."""
+    if observed is None:
+        observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
     stubs = frozenset(stub_paths(inp.files))
-    for f in inp.files:
-        if typing_off(f) or has_stub(f.path, stubs):
-            continue
-        dom = inp.domains.get(f.path, "")
-        for s in public_symbols(f):
-            if s.kind in types:
-                types[s.kind].add(f.language, f.path, dom, "annotated" if s.has_annotations else "unannotated")
+    types = merge({k: Tally() for k in TYPED_KINDS}, (o for o in observed if o is None or not has_stub(o.path, stubs)))
     out: list[Convention] = []
     for kind, tally in types.items():
         rule = type_rule(kind)

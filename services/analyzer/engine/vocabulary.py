@@ -37,6 +37,7 @@ from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learn_inputs import LearnInput
 from services.analyzer.engine.naming import acronyms_of
 from services.analyzer.engine.thresholds import LOOSE, OFF, STRICT, Thresholds
+from services.source.facts import FileFacts
 from services.source.naming import replace_word, words
 
 FAMILY = "vocabulary"
@@ -51,10 +52,21 @@ _MIN_SKELETON_WORD = 5  # short words ("user" aside) make skeletons that collide
 def count_words(inp: LearnInput) -> dict[str, int]:
     counts: Counter[str] = Counter()
     for f in inp.files:
-        names = {i.name for i in f.identifiers if i.role in NAME_ROLES}
-        for name in names:
-            counts.update(set(words(name)))
-    return dict(sorted(counts.items()))  # sorted: the model (and what iterates it) is the same every run
+        counts.update(file_words(f))
+    return vocabulary_of(counts)
+
+
+def file_words(f: FileFacts) -> Counter[str]:
+    """Word -> the file's distinct names using it (a repository's counts are their sums)."""
+    counts: Counter[str] = Counter()
+    for name in {i.name for i in f.identifiers if i.role in NAME_ROLES}:
+        counts.update(set(words(name)))
+    return counts
+
+
+def vocabulary_of(counts: Counter[str]) -> dict[str, int]:
+    # sorted: the model (and what iterates it) is the same every run, whatever order files came in
+    return dict(sorted((w, n) for w, n in counts.items() if n > 0))
 
 
 def _convention(thresholds: Thresholds, term: str, variant: str, vocab: dict[str, int]) -> Convention:

@@ -8,15 +8,17 @@ smallest customary limit that the repository's files actually keep.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from services.analyzer.engine.conventions import Convention, Scope, from_counts, make
 from services.analyzer.engine.declared import PROSE_AND_DATA
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.formatting import layout
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, FileTallies, LearnInput, Tally, merge, scoped_conventions
 from services.analyzer.engine.textscan import QUOTE_LANGUAGES
 from services.analyzer.engine.toolconfig import CUSTOMARY_LIMITS
+from services.source.facts import FileFacts
 
 FAMILY = "formatting"
 UNIT = "formatting.indent.unit"
@@ -91,27 +93,41 @@ def _line_length(inp: LearnInput, language: str, maxima: list[int]) -> Conventio
     )
 
 
-def learn(inp: LearnInput) -> list[Convention]:
-    tallies = {rule: Tally() for rule in _TEXT}
+# One file's formatting observations and its longest judged line.
+Observed = tuple[FileTallies, int]
+
+
+def observe(f: FileFacts, domain: str) -> Observed | None:
+    """What one file's layout teaches (``learn`` adds the files' observations in order)."""
+    fm = f.formatting
+    if fm is None or not f.language or f.lines == 0:
+        return None
+    lang = f.language
+    tallies = FileTallies(lang, f.path, domain)
+    if fm.indented_lines >= _MIN_INDENTED and fm.indent_unit in ("space", "tab"):
+        tallies.add(UNIT, fm.indent_unit)
+        if fm.indent_unit == "space" and fm.indent_width > 0:
+            tallies.add(WIDTH, str(fm.indent_width))
+    if lang in QUOTE_LANGUAGES and fm.quote_double + fm.quote_single >= _MIN_LITERALS:
+        for quote, n in (("double", fm.quote_double), ("single", fm.quote_single)):
+            if n:
+                tallies.add(QUOTES, quote, n=n)
+    tallies.add(TRAILING, "none" if fm.trailing_whitespace_lines == 0 else "some")
+    tallies.add(FINAL_NEWLINE, "yes" if fm.final_newline else "no")
+    if fm.line_ending in ("lf", "crlf", "mixed"):
+        tallies.add(LINE_ENDINGS, fm.line_ending)
+    return tallies, fm.max_judged_line_length
+
+
+def learn(inp: LearnInput, observed: Sequence[Observed | None] | None = None) -> list[Convention]:
+    """``observed``: ``observe`` of each of ``inp.files``, when already known."""
+    if observed is None:
+        observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
+    tallies = merge({rule: Tally() for rule in _TEXT}, (o[0] for o in observed if o is not None))
     maxima: dict[str, list[int]] = {}
-    for f in inp.files:
-        fm = f.formatting
-        if fm is None or not f.language or f.lines == 0:
-            continue
-        lang, dom = f.language, inp.domains.get(f.path, "")
-        if fm.indented_lines >= _MIN_INDENTED and fm.indent_unit in ("space", "tab"):
-            tallies[UNIT].add(lang, f.path, dom, fm.indent_unit)
-            if fm.indent_unit == "space" and fm.indent_width > 0:
-                tallies[WIDTH].add(lang, f.path, dom, str(fm.indent_width))
-        if lang in QUOTE_LANGUAGES and fm.quote_double + fm.quote_single >= _MIN_LITERALS:
-            for quote, n in (("double", fm.quote_double), ("single", fm.quote_single)):
-                if n:
-                    tallies[QUOTES].add(lang, f.path, dom, quote, n=n)
-        tallies[TRAILING].add(lang, f.path, dom, "none" if fm.trailing_whitespace_lines == 0 else "some")
-        tallies[FINAL_NEWLINE].add(lang, f.path, dom, "yes" if fm.final_newline else "no")
-        if fm.line_ending in ("lf", "crlf", "mixed"):
-            tallies[LINE_ENDINGS].add(lang, f.path, dom, fm.line_ending)
-        maxima.setdefault(lang, []).append(fm.max_judged_line_length)
+    for o in observed:
+        if o is not None:
+            maxima.setdefault(o[0].language, []).append(o[1])
     out: list[Convention] = []
     for rule, tally in tallies.items():
         out.extend(scoped_conventions(tally, _builder(rule, inp), inp, rule))

@@ -10,11 +10,12 @@ so it counts such a file as interleaved: it learns "ordered" from fewer files, n
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, FileTallies, LearnInput, Tally, merge, scoped_conventions
 from services.source.facts import FileFacts, Import
 
 FAMILY = "formatting"
@@ -91,16 +92,23 @@ def _build(inp: LearnInput) -> Build:
     return build
 
 
-def learn(inp: LearnInput) -> list[Convention]:
-    tally = Tally()
-    for f in inp.files:
-        if f.language not in LANGUAGES:
-            continue
-        imports = top_imports(f)
-        if len({i.group for i in imports}) < 2:
-            continue
-        value = "ordered" if _out_of_order(imports) is None else "interleaved"
-        tally.add(f.language, f.path, inp.domains.get(f.path, ""), value)
+def observe(f: FileFacts, domain: str) -> FileTallies | None:
+    """Whether one file keeps its import groups in order (``learn`` adds the files in order)."""
+    if f.language not in LANGUAGES:
+        return None
+    imports = top_imports(f)
+    if len({i.group for i in imports}) < 2:
+        return None
+    tallies = FileTallies(f.language, f.path, domain)
+    tallies.add(RULE, "ordered" if _out_of_order(imports) is None else "interleaved")
+    return tallies
+
+
+def learn(inp: LearnInput, observed: Sequence[FileTallies | None] | None = None) -> list[Convention]:
+    """``observed``: ``observe`` of each of ``inp.files``, when already known."""
+    if observed is None:
+        observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
+    tally = merge({RULE: Tally()}, observed)[RULE]
     return scoped_conventions(tally, _build(inp), inp, RULE)
 
 
