@@ -200,6 +200,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--holdout", type=float, default=0.10)
     ap.add_argument("--folds", type=int, default=3, help="independent hold-outs per repository")
     ap.add_argument("--verbose", action="store_true", help="print strict noise and misses")
+    ap.add_argument(
+        "--lift-held",
+        action="store_true",
+        help="local engine: score the rules held loose (engine/earned.py) at their learned level, as a"
+        " repository that raises them does",
+    )
     ap.add_argument("--out", default=str(WORK / "quality.json"))
     args = ap.parse_args(argv)
     wanted = [w for w in args.repos.split(",") if w]
@@ -227,7 +233,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         from bench.quality.engines import LocalEngine
 
-        engine = LocalEngine()
+        engine = LocalEngine(lift_held=args.lift_held)
     print(f"engine: {engine.label}", file=sys.stderr)
     results: list[RepoResult] = []
     try:

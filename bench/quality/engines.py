@@ -111,16 +111,20 @@ def learn_as_analyzer(
 class LocalEngine:
     label = "in-process: services.source extract, learn as the analyzer does, engine check (review defaults)"
 
-    def __init__(self, strict_shift: float = 0.0) -> None:
+    def __init__(self, strict_shift: float = 0.0, lift_held: bool = False) -> None:
         """``strict_shift`` moves every strict bar's share by that much (``bench.quality.loo``:
-        thresholds chosen on the other repositories); 0 is the engine's own thresholds."""
+        thresholds chosen on the other repositories); 0 is the engine's own thresholds.
+        ``lift_held`` scores the rules held loose (``engine/earned.py``) at the level their evidence
+        earns, as a repository raising them in ``.codereview.yml`` would (``bench.replay --lift-held``)."""
         from services.analyzer.engine import CheckPrefs
 
         self.prefs = CheckPrefs(level="strict")
         self._facts: dict[tuple[str, str], Any] = {}
-        self.thresholds = _shifted(strict_shift) if strict_shift else None
+        self.thresholds = _shifted(strict_shift, lift_held) if strict_shift or lift_held else None
         if strict_shift:
             self.label += f", every strict share bar {strict_shift:+.2f}"
+        if lift_held:
+            self.label += ", rules held loose lifted"
 
     def _extract(self, path: str, data: bytes) -> Any:
         from services.source.extract import extract
@@ -161,9 +165,10 @@ class LocalEngine:
         pass
 
 
-def _shifted(shift: float) -> Any:
+def _shifted(shift: float, lift_held: bool = False) -> Any:
     """The engine's default thresholds with every strict share moved by ``shift`` (within 0..1;
-    a bar above 1, a rule kept loose on purpose, stays so)."""
+    a bar above 1, a rule kept loose on purpose, stays so); the held rules stay held unless
+    ``lift_held``."""
     import msgspec
 
     from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, Thresholds
@@ -173,7 +178,7 @@ def _shifted(shift: float) -> Any:
         share = bar.strict.min_share
         moved = share if share > 1.0 or share <= 0.0 else min(1.0, max(0.0, share + shift))
         bars[rule] = msgspec.structs.replace(bar, strict=msgspec.structs.replace(bar.strict, min_share=moved))
-    return Thresholds(bars)
+    return Thresholds(bars) if lift_held else Thresholds(bars, DEFAULT_THRESHOLDS.held)
 
 
 def _local(f: Any) -> F:

@@ -109,10 +109,17 @@ class Ctx:
         self.statements.append(Statement(kind, row + 1, detail))
 
     def add_import(
-        self, module: str, names: tuple[str, ...], row: int, *, relative: bool = False, group: str = ""
+        self,
+        module: str,
+        names: tuple[str, ...],
+        row: int,
+        *,
+        relative: bool = False,
+        group: str = "",
+        optional: bool = False,
     ) -> None:
         if module:
-            self.imports.append(Import(module, names or ("",), row + 1, "", relative, group))
+            self.imports.append(Import(module, names or ("",), row + 1, "", relative, group, optional=optional))
 
     # --- documentation comments -------------------------------------------------------
 

@@ -22,7 +22,8 @@ import msgspec
 # 8: a line that is only a mypy/ruff/flake8/pyre directive is not a long line.
 # 9: a JavaScript/TypeScript method with a computed or quoted key (`[Symbol.iterator]`) names no identifier;
 #    tsd's type tests (`test-d/`, `*.test-d.ts`) are tests.
-FACTS_SCHEMA_VERSION = 9
+# 10: Import.optional (a Python import an ``except ImportError`` guards).
+FACTS_SCHEMA_VERSION = 10
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):
@@ -59,6 +60,7 @@ class Import(msgspec.Struct, frozen=True, array_like=True):
     is_relative: bool = False
     group: str = ""  # stdlib | third_party | local, where the language lets us tell
     typing_only: bool = False  # under ``if TYPE_CHECKING:``: for the type checker, not run
+    optional: bool = False  # in a ``try:`` an ``except ImportError`` guards: the code runs without it
 
 
 class Formatting(msgspec.Struct, frozen=True):

@@ -34,7 +34,7 @@ _INTERFACE_BASES = frozenset({"Protocol", "typing.Protocol", "ABC", "abc.ABC"})
 _EMPTY_BODY = frozenset({"pass_statement", "ellipsis", "comment"})
 _STRING_PREFIX = b"rRbBuUfFtT"
 _OVERLOAD = re.compile(rb"@\s*(?:[A-Za-z_][\w.]*\.)?overload\b")
-_TYPE_CHECKING = re.compile(rb"(if)\s+(?:[A-Za-z_]\w*\.)?TYPE_CHECKING\s*:")
+_TYPE_CHECKING = re.compile(rb"(elif|if)\s+(?:[A-Za-z_]\w*\.)?TYPE_CHECKING\s*:")
 # Statements that leave a handler with the error still on its way: ``raise``, ``raise X from e``.
 _RAISE = frozenset({"raise_statement"})
 _NESTED_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
@@ -367,7 +367,7 @@ def _import(ctx: Ctx, node: Node) -> None:
     for child in node.children_by_field_name("name"):
         target = child.child_by_field_name("name") if child.type == "aliased_import" else child
         module = ctx.text(target)
-        ctx.add_import(module, ("",), row, group=_group(ctx, module))
+        ctx.add_import(module, ("",), row, group=_group(ctx, module), optional=_optional(ctx, node))
 
 
 def _import_from(ctx: Ctx, node: Node) -> None:
@@ -382,7 +382,36 @@ def _import_from(ctx: Ctx, node: Node) -> None:
     if not names and any(child.type == "wildcard_import" for child in node.named_children):
         names.append("*")
     relative = module.startswith(".")
-    ctx.add_import(module, tuple(names), node.start_point.row, relative=relative, group=_group(ctx, module))
+    ctx.add_import(
+        module,
+        tuple(names),
+        node.start_point.row,
+        relative=relative,
+        group=_group(ctx, module),
+        optional=_optional(ctx, node),
+    )
+
+
+# Handlers that catch a failed import: its own classes, the broad ones, and a bare ``except:``.
+_IMPORT_ERRORS = re.compile(rb"\b(?:ImportError|ModuleNotFoundError|Exception|BaseException)\b|except\s*:")
+
+
+def _optional(ctx: Ctx, node: Node) -> bool:
+    """Whether an import sits in the body of a ``try:`` that a handler catching ``ImportError``
+    guards: ``try: import sniffio`` / ``except ModuleNotFoundError: sniffio = None`` runs without
+    the module, so it is no dependency the project must provide."""
+    child, parent = node, node.parent
+    while parent is not None and parent.type not in _NESTED_SCOPES:
+        if parent.type == "try_statement" and child.type == "block" and child == parent.child_by_field_name("body"):
+            for clause in parent.named_children:
+                if clause.type != "except_clause":
+                    continue
+                body = next((c for c in clause.named_children if c.type == "block"), None)
+                end = body.start_byte if body is not None else clause.end_byte
+                if _IMPORT_ERRORS.search(ctx.data, clause.start_byte, end):
+                    return True
+        child, parent = parent, parent.parent
+    return False
 
 
 def _reraises(block: Node, *, same: bool = False) -> bool:
@@ -472,7 +501,9 @@ def _typing_blocks(ctx: Ctx) -> list[tuple[int, int]]:
     for _, keyword in ctx.sites(_TYPE_CHECKING, 1):
         statement = keyword.parent
         body = statement.child_by_field_name("consequence") if statement is not None else None
-        if statement is not None and statement.type == "if_statement" and body is not None:
+        # ``elif TYPE_CHECKING:`` after a version test (packaging's ``from typing_extensions import
+        # deprecated``) is as much for the type checker as an ``if``.
+        if statement is not None and statement.type in ("if_statement", "elif_clause") and body is not None:
             out.append((body.start_point.row, body.end_point.row))
     return out
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from services.analyzer.engine import CheckPrefs, check, learn
 from services.analyzer.engine.dependencies.new_libraries import RULE, library_of, local_tops
+from services.source.extract import extract
 from services.source.facts import FileFacts, Import
 from tests.analyzer.engine_factories import imp, py_file
 
@@ -249,3 +250,55 @@ def test_a_package_importing_itself_by_name_brings_in_nothing() -> None:
     fixture = "import {sendMessage} from 'execa';\nimport isInCi from 'is-in-ci';\n\nawait sendMessage(isInCi);\n"
     found = check(extract("test/fixtures/graceful-send.js", fixture.encode()), fixture, model)
     assert [(f.start_line, f.rule) for f in found if f.rule == RULE] == [(2, RULE)]
+
+
+def test_an_import_an_except_import_error_guards_brings_in_no_dependency() -> None:
+    """anyio's ``_core/_eventloop.py`` tries ``import sniffio`` and sets ``sniffio = None`` when it
+    is missing: the module runs without it, so the file brings in nothing the project must
+    provide. Counting it kept anyio's habit at 73 of 75 files (loose), and a plain ``import
+    plumbum`` in a test went unflagged; the same guarded import under review is no finding."""
+    eventloop = (
+        "from __future__ import annotations\n\n"
+        "import threading\nfrom typing import Any\n\n"
+        "sniffio: Any\ntry:\n    import sniffio\nexcept ModuleNotFoundError:\n    sniffio = None\n\n\n"
+        "def current_async_library() -> str | None:\n"
+        "    if sniffio is None:\n        return None\n"
+        "    return sniffio.current_async_library()\n"
+    )
+    files = [extract(f"src/anyio/m{i}.py", b"import threading\n\nimport idna\n") for i in range(33)]
+    files.append(extract("src/anyio/_core/_eventloop.py", eventloop.encode()))
+    guarded = next(i for i in files[-1].imports if i.module == "sniffio")
+    assert guarded.optional
+
+    conv = next(c for c in learn(files).conventions if c.rule == RULE)
+    assert (conv.count, conv.support, conv.level) == (34, 34, "strict")
+
+    test = b"import os\ntry:\n    import uvloop\nexcept ImportError:\n    uvloop = None\n\nimport plumbum\n"
+    found = check(extract("tests/test_subprocesses.py", test), test.decode(), learn(files))
+    assert [(f.start_line, "`plumbum`" in f.message) for f in found if f.rule == RULE] == [(7, True)]
+
+
+def test_automation_and_the_packages_tests_build_are_not_held_to_the_projects_libraries() -> None:
+    """packaging's ``noxfile.py`` imports nox and its ``tasks/licenses.py`` httpx; pip-tools'
+    ``tests/test_data/packages/small_fake_with_build_deps/backend/backend.py`` imports the fake
+    package's build dependency. None of them is a library or test file bringing in a dependency of
+    the project, so they neither weaken the habit nor are asked about it."""
+    files = [py_file(f"src/packaging/m{i}.py", imports=[imp("os", 1)]) for i in range(20)]
+    files += [py_file(f"tests/test_m{i}.py", imports=[imp("pytest", 1, group="third_party")]) for i in range(12)]
+    fake = "tests/test_data/packages/small_fake_with_build_deps"
+    others = [
+        py_file("noxfile.py", imports=[imp("nox", 1, group="third_party")]),
+        py_file("tasks/licenses.py", imports=[imp("httpx", 1, group="third_party")]),
+        py_file(f"{fake}/setup.py", imports=[imp("setuptools", 1, group="third_party")]),
+        py_file(f"{fake}/backend/backend.py", imports=[imp("fake_static_build_dep", 1, group="third_party")]),
+    ]
+    conv = next(c for c in learn(files).conventions if c.rule == RULE)
+    assert (conv.count, conv.support, conv.level) == (32, 32, "strict")
+    model = learn([*files, *others])
+    conv = next(c for c in model.conventions if c.rule == RULE)
+    assert (conv.count, conv.support, conv.level) == (32, 32, "strict")
+
+    backend = py_file(f"{fake}/backend/other.py", imports=[imp("flit_core", 1, group="third_party")])
+    assert [f.rule for f in check(backend, "import flit_core\n", model) if f.rule == RULE] == []
+    test = py_file("tests/test_manylinux.py", imports=[imp("dill", 1, group="third_party")])
+    assert [f.start_line for f in check(test, "import dill\n", model) if f.rule == RULE] == [1]

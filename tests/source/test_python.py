@@ -281,3 +281,44 @@ def test_a_bare_except_that_raises_another_exception_is_still_bare() -> None:
     # Ctrl-C inside `next()` would come out as a ValueError; a bare `raise` lets it go on, and a
     # broad `except Exception` never catches it.
     assert found == [("bare_except", 4, "")]
+
+
+def test_imports_a_try_guards_against_import_error_are_optional() -> None:
+    """anyio's ``_eventloop.py`` runs without sniffio; a ``try:`` guarding another error, or an
+    import after the ``try``, is no such guard."""
+    facts = facts_of(
+        "pkg/_eventloop.py",
+        "try:\n    import sniffio\nexcept ModuleNotFoundError:\n    sniffio = None\n"
+        "try:\n    from orjson import dumps\nexcept (ImportError, AttributeError):\n    from json import dumps\n"
+        "try:\n    import yaml\nexcept ValueError:\n    yaml = None\n"
+        "try:\n    import werkzeug\nexcept:\n    werkzeug = None\n"
+        "import idna\n\n\ndef load():\n    try:\n        import uvloop\n    except ImportError:\n        return None\n"
+        "    return uvloop\n",
+    )
+    assert [(i.module, i.optional) for i in facts.imports] == [
+        ("sniffio", True),
+        ("orjson", True),
+        ("json", False),
+        ("yaml", False),
+        ("werkzeug", True),
+        ("idna", False),
+        ("uvloop", True),
+    ]
+
+
+def test_an_elif_type_checking_branch_imports_for_the_type_checker_only() -> None:
+    """packaging's ``version.py``: ``warnings.deprecated`` on 3.13, typing_extensions' for the
+    type checker, and a fallback at run time."""
+    facts = facts_of(
+        "src/packaging/version.py",
+        "import sys\nimport typing\n\nif sys.version_info >= (3, 13):\n"
+        "    from warnings import deprecated as _deprecated\nelif typing.TYPE_CHECKING:\n"
+        "    from typing_extensions import deprecated as _deprecated\nelse:\n    import functools\n",
+    )
+    assert [(i.module, i.typing_only) for i in facts.imports] == [
+        ("sys", False),
+        ("typing", False),
+        ("warnings", False),
+        ("typing_extensions", True),
+        ("functools", False),
+    ]

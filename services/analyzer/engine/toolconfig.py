@@ -140,7 +140,8 @@ class EditorConfigFile:
 _FIXTURE_DIRS = frozenset({"tests", "test", "__tests__", "testing", "fixtures", "test_data", "testdata"})
 
 
-def _fixture(path: str) -> bool:
+def fixture(path: str) -> bool:
+    """Whether ``path`` lies under a test or fixture directory."""
     return bool(_FIXTURE_DIRS & set(path.split("/")[:-1]))
 
 
@@ -154,7 +155,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
             if name == PYPROJECT:
                 doc = tomllib.loads(text)
                 out.tools += _pyproject(path, doc)
-                if not _fixture(path):
+                if not fixture(path):
                     out.libraries.update(_python_requirements(doc))
             elif name in INI_FILES:
                 out.tools += _ini(path, text)
@@ -162,7 +163,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 _prettier(out, path, _json_or_yaml(text), f"{name}: ")
             elif name == PACKAGE_JSON:
                 doc = json.loads(text)
-                if not _fixture(path):
+                if not fixture(path):
                     out.libraries.update(_node_dependencies(doc))
                 if isinstance(doc, dict) and "prettier" in doc:
                     _prettier(out, path, doc["prettier"], 'package.json "prettier": ')

@@ -22,7 +22,7 @@ from services.analyzer.engine.dependencies.libraries import JS_LANGUAGES, classi
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learn_inputs import LearnInput, is_program
-from services.analyzer.engine.toolconfig import library_key
+from services.analyzer.engine.toolconfig import fixture, library_key
 from services.source.facts import FileFacts, Import
 
 FAMILY = "dependencies"
@@ -58,20 +58,43 @@ def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
     return "" if top in local_tops else top
 
 
-def judged(f: FileFacts) -> bool:
-    """Whether a file is asked about new libraries: not an example, doc page, script or
-    benchmark, which shows the library beside others rather than depending on them."""
-    return f.language in _LANGUAGES and not is_program(f.path)
+# Developer automation at the repository's root (nox sessions, invoke and fabric tasks, doit) runs
+# the project's tools, which it imports (packaging's ``noxfile.py`` and ``tasks/licenses.py`` with
+# ``httpx``), as a script does.
+_AUTOMATION_FILES = frozenset({"noxfile.py", "tasks.py", "fabfile.py", "dodo.py"})
 
 
-def file_libraries(f: FileFacts, tops: frozenset[str]) -> dict[str, int]:
-    """library -> first line importing it, for one file."""
+def judged(f: FileFacts, fixtures: frozenset[str] = frozenset()) -> bool:
+    """Whether a file is asked about new libraries: not an example, doc page, script, benchmark
+    or root-level automation, which shows or runs the library beside others rather than depending
+    on them, and not the code of a package the tests build (``fixtures``)."""
+    path = f.path
+    return (
+        f.language in _LANGUAGES
+        and not is_program(path)
+        and path not in _AUTOMATION_FILES
+        and not path.startswith("tasks/")
+        and not any(path.startswith(d + "/") for d in fixtures)
+    )
+
+
+def fixture_packages(paths: Iterable[str]) -> frozenset[str]:
+    """Directories under a test directory that hold a ``setup.py`` of their own: packages the tests
+    build (pip-tools' ``tests/test_data/packages/small_fake_with_build_deps/``), whose code imports
+    what the fake package depends on (``fake_static_build_dep``), not what the project does."""
+    return frozenset(posixpath.dirname(p) for p in paths if posixpath.basename(p) == "setup.py" and fixture(p))
+
+
+def file_libraries(f: FileFacts, tops: frozenset[str], *, optional: bool = True) -> dict[str, int]:
+    """library -> first line importing it, for one file; ``optional=False`` leaves out libraries the
+    file only imports under an ``except ImportError`` guard (``try: import sniffio``), which it runs
+    without: a library the repository knows, but no dependency the file brings in."""
     out: dict[str, int] = {}
     if f.language not in _LANGUAGES:
         return out
     for imp in f.imports:
         lib = library_of(f.language, imp, tops)
-        if lib:
+        if lib and (optional or not imp.optional):
             out.setdefault(lib, imp.line)
     return out
 
@@ -96,14 +119,19 @@ def learn(inp: LearnInput, modules: dict[str, str], declared: frozenset[str] = f
     test files each import a test dependency its ``pyproject.toml`` lists (``trustme``, ``uvloop``),
     which kept its habit at 73 of 79 files, loose, and an undeclared ``plumbum`` unflagged."""
     tops = local_tops(modules) | own_modules(f.path for f in inp.files if f.language == "python")
+    fixtures = fixture_packages(f.path for f in inp.files)
     per_file: dict[str, list[set[str]]] = {}
     users: dict[str, Counter[str]] = {}
     for f in inp.files:
         if f.language not in _LANGUAGES:
             continue
-        libs = set(file_libraries(f, tops))
-        per_file.setdefault(f.language, []).append(libs)
-        users.setdefault(f.language, Counter()).update(libs)
+        users.setdefault(f.language, Counter()).update(set(file_libraries(f, tops)))
+        # The habit is learned on the files the rule judges: a docs/conf.py importing sphinx, or
+        # a benchmark its pyperf, tells nothing of how library and test files bring in libraries
+        # (and kept anyio's, pip-tools' and jsonschema's habit under the bar); what they import is
+        # still known to the other files.
+        if judged(f, fixtures):
+            per_file.setdefault(f.language, []).append(set(file_libraries(f, tops, optional=False)))
     out: list[Convention] = []
     for language, files in per_file.items():
         counts = users[language]
@@ -162,7 +190,10 @@ _INLINE_SCRIPT = re.compile(r"^# /// script\s*$", re.MULTILINE)
 
 
 def check(fc: FileCheck) -> None:
-    if not judged(fc.facts) or (fc.language == "python" and _INLINE_SCRIPT.search(fc.text)):
+    fixtures: frozenset[str] | None = fc.index.extra.get("fixture_packages")
+    if fixtures is None:
+        fixtures = fc.index.extra["fixture_packages"] = fixture_packages(fc.index.model.modules.values())
+    if not judged(fc.facts, fixtures) or (fc.language == "python" and _INLINE_SCRIPT.search(fc.text)):
         return
     conv = fc.find(RULE)
     if conv is None or not fc.wants(conv):
@@ -171,7 +202,7 @@ def check(fc: FileCheck) -> None:
     if tops is None:
         tops = fc.index.extra["own_modules"] = tops_of(fc) | own_modules(fc.index.model.modules.values())
     known = _known(conv, fc)
-    for library, line in file_libraries(fc.facts, tops).items():
+    for library, line in file_libraries(fc.facts, tops, optional=False).items():
         if library in known or _job_rule_covers(fc, library) or _sibling(fc, library):
             continue
         if declared_library(fc, library):
