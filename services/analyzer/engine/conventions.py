@@ -43,7 +43,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 13: a module of the repository reached through sys.path (tasks/capabilities.py) is no library.
 # 14: a manifest under a test directory (a fixture package) declares nothing for the project.
 # 15: a package.json's own package name is declared (a package importing itself adds nothing).
-MODEL_SCHEMA_VERSION = 15
+# 16: dependencies.library.new learns on the files it judges (not docs, scripts, root automation,
+#     packages the tests build); an import an `except ImportError` guards brings in nothing.
+MODEL_SCHEMA_VERSION = 16
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
