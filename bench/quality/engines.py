@@ -125,6 +125,7 @@ class LocalEngine:
             self.label += f", every strict share bar {strict_shift:+.2f}"
         if lift_held:
             self.label += ", rules held loose lifted"
+        self.held = () if lift_held else held_rules()
 
     def _extract(self, path: str, data: bytes) -> Any:
         from services.source.extract import extract
@@ -163,6 +164,14 @@ class LocalEngine:
 
     def close(self) -> None:
         pass
+
+
+def held_rules() -> tuple[str, ...]:
+    """The rules the engine holds at the loose level whatever their evidence (``engine/earned.py``):
+    the benchmark scores the strict level only, so their plants are misses by that decision."""
+    from services.analyzer.engine.earned import HELD_LOOSE
+
+    return tuple(sorted(HELD_LOOSE))
 
 
 def _shifted(shift: float, lift_held: bool = False) -> Any:
@@ -204,6 +213,7 @@ class RestEngine:
     def __init__(self) -> None:
         from bench.latency.__main__ import Api, Stack, create_token, start_system
 
+        self.held = held_rules()
         self.stack = Stack()
         self.work = Path(tempfile.mkdtemp(prefix="cr-bench-quality-"))
         self.stack.push("remove work dir", lambda: shutil.rmtree(self.work, ignore_errors=True))

@@ -81,6 +81,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", default="bench-1")
     ap.add_argument("--holdout", type=float, default=0.10)
     ap.add_argument("--out", default=str(WORK / "quality-loo.json"))
+    ap.add_argument(
+        "--lift-held",
+        action="store_true",
+        help="score the rules held loose (engine/earned.py) at the level their evidence earns, at every shift",
+    )
     args = ap.parse_args(argv)
     from bench.quality.engines import LocalEngine
 
@@ -93,7 +98,9 @@ def main(argv: list[str] | None = None) -> int:
     grid: dict[float, dict[str, Cell]] = {}
     facts: dict[tuple[str, str], object] = {}  # extraction does not depend on the shift: done once
     for shift in shifts:
-        engine = LocalEngine(strict_shift=shift)
+        # Held rules stay held at every shift unless lifted (until 2026-11-26 a non-zero shift
+        # lifted them while shift 0 kept them: the shifts were not compared like with like).
+        engine = LocalEngine(strict_shift=shift, lift_held=args.lift_held)
         engine._facts = facts
         grid[shift] = {}
         for src in sources:

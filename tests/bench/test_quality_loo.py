@@ -27,3 +27,20 @@ def test_imprecise_shifts_are_never_chosen_and_ties_keep_the_engine_bar() -> Non
         0.02: {"a": _cell(10, 7)},
     }
     assert choose(grid, ["a"]) == 0.0
+
+
+def test_every_shift_keeps_the_held_rules_held_unless_lifted() -> None:
+    """Shift 0 is the engine's own thresholds, rules held loose included (engine/earned.py); a
+    moved bar used to drop them, so the other shifts scored the held rules' plants and shift 0 did
+    not. ``--lift-held`` lifts them at every shift."""
+    from bench.quality.engines import LocalEngine, held_rules
+
+    assert held_rules()
+    for shift in (-0.05, 0.03):
+        held = LocalEngine(strict_shift=shift).thresholds
+        lifted = LocalEngine(strict_shift=shift, lift_held=True).thresholds
+        assert all(held.held_loose(rule) for rule in held_rules())
+        assert not any(lifted.held_loose(rule) for rule in held_rules())
+    assert LocalEngine().thresholds is None  # the engine's own
+    assert LocalEngine().held == held_rules()
+    assert LocalEngine(lift_held=True).held == ()
