@@ -101,6 +101,11 @@ def index(
             (result.snapshot_id, result.commit),
         )
         conn.execute("DELETE FROM snapshots WHERE repository_id = 'bench' AND id <> %s", (result.snapshot_id,))
+        conn.execute(  # the history rows only the deleted snapshots saw
+            "DELETE FROM history_versions WHERE repository_id = 'bench'"
+            " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s)",
+            (result.snapshot_id,),
+        )
         pruned = conn.execute(  # the file rows only the deleted snapshots saw
             "DELETE FROM file_versions WHERE repository_id = 'bench'"
             " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s) RETURNING path, blob_sha",

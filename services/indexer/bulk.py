@@ -8,6 +8,7 @@ rows per index are written at COPY speed, not statement by statement.
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -74,6 +75,27 @@ def current_summaries(
         return {(sha, path): bytes(summary) for sha, path, summary in cur}
 
 
+@dataclass
+class StoredLists:
+    """The lists of a stored snapshot as rows (what ``write_snapshot`` wrote for it), so that an
+    index without its last state in memory still sends only the rows that differ."""
+
+    snapshot_id: str
+    files: dict[str, FileRow]
+    histories: dict[str, tuple[Any, ...]]
+
+
+def stored_lists(conn: psycopg.Connection[Any], snapshot_id: str, history_columns: Sequence[str]) -> StoredLists:
+    with conn.cursor(binary=True) as cur:
+        cur.execute(f"SELECT {', '.join(FILE_COLUMNS)} FROM snapshot_files WHERE snapshot_id = %s", (snapshot_id,))
+        files = {row[0]: row for row in cur}
+        cur.execute(
+            f"SELECT {', '.join(history_columns)} FROM snapshot_histories WHERE snapshot_id = %s", (snapshot_id,)
+        )
+        histories = {row[0]: row for row in cur}
+    return StoredLists(snapshot_id, files, histories)
+
+
 def current_snapshot_id(conn: psycopg.Connection[Any], repository_id: str) -> str | None:
     with conn.cursor() as cur:
         cur.execute("SELECT snapshot_id FROM repositories WHERE id = %s", (repository_id,))
@@ -92,6 +114,29 @@ def known_summaries(conn: psycopg.Connection[Any], repository_id: str, schema: i
         return {(sha, path): bytes(summary) for sha, path, summary in cur}
 
 
+@dataclass
+class Versions:
+    """One list of rows stored by version range (``file_versions``, ``history_versions``) that a
+    snapshot write brings up to date: ``rows`` are the new versions to add, ``replaced`` the paths
+    of the base snapshot's rows they replace or that left the list (None: the list is ``rows``
+    alone, whatever the base had)."""
+
+    table: str
+    view: str
+    columns: tuple[str, ...]
+    types: tuple[str, ...]
+    rows: Iterable[tuple[Any, ...]]
+    replaced: Sequence[str] | None
+
+
+FILE_COLUMNS = ("path", "blob_sha", "mode", "size", "language", "skipped", "resolved")
+FILE_TYPES = ("text", "varchar", "varchar", "int8", "varchar", "varchar", "bytea")
+
+
+def file_versions(rows: Iterable[FileRow], replaced: Sequence[str] | None) -> Versions:
+    return Versions("file_versions", "snapshot_files", FILE_COLUMNS, FILE_TYPES, rows, replaced)
+
+
 def write_snapshot(
     conn: psycopg.Connection[Any],
     *,
@@ -100,31 +145,32 @@ def write_snapshot(
     run_id: str,
     commit_sha: str,
     created_at: int,
-    files: Iterable[FileRow],
+    lists: Sequence[Versions],
     documents: dict[str, Any],
     facts_schema: int,
-    base: tuple[str, Sequence[str]] | None = None,
+    base: str | None = None,
     same_as_base: Collection[str] = (),
-) -> bool:
-    """The snapshot row, its documents and its file list, in one transaction (not yet current).
+) -> set[str]:
+    """The snapshot row, its documents and its lists (files, histories), in one transaction (not
+    yet current).
 
-    File lists are stored by version range (``file_versions``): a row belongs to the snapshots
-    whose ``seq`` is in [since_seq, until_seq), and the open rows (``until_seq = OPEN_SEQ``) are
-    the list of the last snapshot written (``repositories.files_seq``). ``base`` = (snapshot id,
-    paths): the new list is that snapshot's except those paths, plus ``files``. When the base is
-    the last written, only the open rows of those paths are closed: the write costs the change,
-    not the tree. Otherwise (no base, or another snapshot was written after it) every open row
-    is closed and the list written whole. Closing at the new, highest ``seq`` never changes what
-    an older snapshot sees. True when written by delta. Documents may come encoded already; those
-    named in ``same_as_base`` are copied from the base snapshot's row by the server."""
+    Lists are stored by version range: a row belongs to the snapshots whose ``seq`` is in
+    [since_seq, until_seq), and the open rows (``until_seq = OPEN_SEQ``) are the lists of the last
+    snapshot written (``repositories.files_seq``). ``base`` is the snapshot the lists' ``replaced``
+    paths are relative to. When it is the last written, only the open rows of those paths are
+    closed: the write costs the change, not the tree. Otherwise (no base, or another snapshot was
+    written after it) every open row is closed and each list written whole (the base's rows but
+    the replaced ones copied inside the server). Closing at the new, highest ``seq`` never changes
+    what an older snapshot sees. Returns the tables written by delta. Documents may come encoded already;
+    those named in ``same_as_base`` are copied from the base snapshot's row by the server."""
     with conn.transaction(), conn.cursor() as cur:
-        # Writers of one repository's file list take turns (the open rows are shared state).
+        # Writers of one repository's lists take turns (the open rows are shared state).
         cur.execute("SELECT files_seq FROM repositories WHERE id = %s FOR UPDATE", (repository_id,))
         locked = cur.fetchone()
         files_seq = locked[0] if locked else None
         base_seq = None
         if base is not None:
-            cur.execute("SELECT seq FROM snapshots WHERE id = %s", (base[0],))
+            cur.execute("SELECT seq FROM snapshots WHERE id = %s", (base,))
             found = cur.fetchone()
             base_seq = found[0] if found else None
         # A document equal to the base snapshot's is copied inside the server (already compressed)
@@ -134,7 +180,7 @@ def write_snapshot(
         for name in _DOCUMENTS:
             if base_seq is not None and name in same_as_base:
                 values.append(f"(SELECT {name} FROM snapshots WHERE id = %s)")
-                params.append(base[0] if base is not None else None)
+                params.append(base)
             else:
                 values.append("%b")  # binary: a bytea in text format travels hex-encoded, twice its size
                 params.append(_json(documents[name]))
@@ -148,38 +194,43 @@ def write_snapshot(
         )
         seq = _one(cur)
         by_delta = base_seq is not None and base_seq == files_seq
-        if by_delta and base is not None:
-            cur.execute(
-                "UPDATE file_versions SET until_seq = %s"
-                " WHERE repository_id = %s AND path = ANY(%s) AND until_seq = %s",
-                (seq, repository_id, list(base[1]), OPEN_SEQ),
-            )
-        else:
-            cur.execute(
-                "UPDATE file_versions SET until_seq = %s WHERE repository_id = %s AND until_seq = %s",
-                (seq, repository_id, OPEN_SEQ),
-            )
-            if base is not None:
-                cur.execute(
-                    f"""
-                    INSERT INTO file_versions ({_VERSION_COLUMNS})
-                    SELECT %s, path, %s, %s, blob_sha, mode, size, language, skipped, resolved
-                    FROM snapshot_files WHERE snapshot_id = %s AND NOT (path = ANY(%s))
-                    """,
-                    (repository_id, seq, OPEN_SEQ, base[0], list(base[1])),
-                )
-        with cur.copy(f"COPY file_versions ({_VERSION_COLUMNS}) FROM STDIN (FORMAT BINARY)") as copy:
-            copy.set_types(
-                ["varchar", "text", "int8", "int8", "varchar", "varchar", "int8", "varchar", "varchar", "bytea"]
-            )
-            for row in files:
-                copy.write_row((repository_id, row[0], seq, OPEN_SEQ, *row[1:]))
+        for versions in lists:
+            _write_versions(cur, repository_id, seq, base if base_seq is not None else None, by_delta, versions)
         cur.execute("UPDATE repositories SET files_seq = %s WHERE id = %s", (seq, repository_id))
-    return by_delta
+    return {v.table for v in lists if by_delta and v.replaced is not None}
+
+
+def _write_versions(
+    cur: psycopg.Cursor[Any], repository_id: str, seq: int, base: str | None, by_delta: bool, versions: Versions
+) -> None:
+    table, replaced = versions.table, versions.replaced
+    if by_delta and replaced is not None:
+        cur.execute(
+            f"UPDATE {table} SET until_seq = %s WHERE repository_id = %s AND path = ANY(%s) AND until_seq = %s",
+            (seq, repository_id, list(replaced), OPEN_SEQ),
+        )
+    else:
+        cur.execute(
+            f"UPDATE {table} SET until_seq = %s WHERE repository_id = %s AND until_seq = %s",
+            (seq, repository_id, OPEN_SEQ),
+        )
+        if base is not None and replaced is not None:
+            columns = ", ".join(versions.columns)
+            cur.execute(
+                f"""
+                INSERT INTO {table} (repository_id, since_seq, until_seq, {columns})
+                SELECT %s, %s, %s, {columns} FROM {versions.view} WHERE snapshot_id = %s AND NOT (path = ANY(%s))
+                """,
+                (repository_id, seq, OPEN_SEQ, base, list(replaced)),
+            )
+    columns = ", ".join(versions.columns)
+    with cur.copy(f"COPY {table} (repository_id, since_seq, until_seq, {columns}) FROM STDIN (FORMAT BINARY)") as copy:
+        copy.set_types(["varchar", "int8", "int8", *versions.types])
+        for row in versions.rows:
+            copy.write_row((repository_id, seq, OPEN_SEQ, *row))
 
 
 _DOCUMENTS = ("stats", "domains", "segments", "network", "history")
-_VERSION_COLUMNS = "repository_id, path, since_seq, until_seq, blob_sha, mode, size, language, skipped, resolved"
 
 
 def _one(cur: psycopg.Cursor[Any]) -> Any:

@@ -1,41 +1,79 @@
 """``history.summarize_history`` kept up to date by delta, for incremental indexes.
 
-The history document covers the newest ``depth`` commits. A new index usually adds a commit or
-two at the newest end and (once the window is full) drops as many at the oldest. ``HistoryState``
-holds the sums behind the document (per file and per co-changing pair, over every path, filtered
-to the tree's paths only when the document is written) and each file's entry already encoded,
-so an update costs the commits that entered and left the window, not the files of the window.
+The history covers the newest ``depth`` commits. A new index usually adds a commit or two at the
+newest end and (once the window is full) drops as many at the oldest. ``HistoryState`` holds the
+sums behind it (per file and per co-changing pair, over every path, filtered to the tree's paths
+only when rows are listed), so an update costs the commits that entered and left the window, not
+the files of the window.
 
-Its document is byte for byte ``orjson.dumps(msgspec.to_builtins(summarize_history(...)))`` with
-``depth`` added, which tests/indexer/test_history_delta.py checks on generated histories.
+What is stored is split by how it changes (docs/indexing.md#history-by-version-range):
+
+- one row per path of the tree with a history (``HistoryRow``: its ``FileHistory`` and the
+  co-change rules of which it is the source), stored by version range like the file list, so an
+  index writes only the rows that changed: the paths of the commits that entered or left the
+  window, the paths that entered or left the tree, and the co-change partners of the latter;
+- a small head document: the window's counts, the number of files and rules, the hot spots.
+
+Together they are ``summarize_history`` over the window with ``depth`` added
+(``assemble`` puts them back together), which tests/indexer/test_history_delta.py checks on
+generated histories.
 """
 
 from __future__ import annotations
 
-from bisect import bisect_left, bisect_right
+from bisect import bisect_left, insort
 from collections import Counter
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import Any
 
-import msgspec
 import orjson
 
 from services.indexer.history import (
     DEFAULT_MAX_FILES_PER_COMMIT,
-    CochangePairs,
     CommitLike,
     FileHistory,
-    HotSpot,
     change_sized,
-    cochange_rules,
+    hot_spot_score,
     hot_spots,
     is_fix_commit,
 )
 
 TOP_HOT_SPOTS = 20
 MIN_SUPPORT = 2
-BLOCK = 512  # paths per block of the document's files array, joined once until one changes
+MAX_RULES_PER_FILE = 50  # as history.cochange_pairs' max_targets_per_file
+
+# path, commits, authors, added, deleted, churn, fix_commits, first_timestamp, last_timestamp,
+# last_sha, cochanges (rules with this path as source), rules: JSON [[target, support, confidence]]
+# in the order ``cochange_rules`` gives them, None when there is none.
+HistoryRow = tuple[str, int, int, int, int, int, int, int, int, str, int, bytes | None]
+HISTORY_COLUMNS = (
+    "path",
+    "commits",
+    "authors",
+    "added",
+    "deleted",
+    "churn",
+    "fix_commits",
+    "first_timestamp",
+    "last_timestamp",
+    "last_sha",
+    "cochanges",
+    "rules",
+)
+HISTORY_TYPES = ("text", "int4", "int4", "int8", "int8", "int8", "int4", "int8", "int8", "varchar", "int4", "bytea")
+
+
+@dataclass
+class HistoryRows:
+    """What one index writes of the history: the head document, the rows that differ from the
+    last listing, and the paths whose rows they replace or that left it (None: the whole list,
+    when there was no last listing)."""
+
+    head: bytes
+    rows: list[HistoryRow]
+    replaced: list[str] | None
 
 
 @dataclass
@@ -51,26 +89,22 @@ class HistoryState:
     commits: list[CommitLike]  # the window, newest first
     files: dict[str, _File]
     file_commits: Counter[str]  # change-sized commits per path
-    support: Counter[tuple[str, str]]  # change-sized commits per sorted pair
+    support: Counter[tuple[str, str]]  # change-sized commits per sorted pair (no zeros)
+    partners: dict[str, set[str]]  # the other path of every pair with support
     huge: int
-    encoded: dict[str, bytes]  # path -> its FileHistory, encoded
     histories: dict[str, FileHistory]
-    # What the last document listed, kept so the next one costs the paths that moved: the
-    # sorted paths of its files array in consecutive blocks (each with the first path it may
-    # hold and its entries joined, None once one of them changed), the tree's paths it was
-    # filtered by, the paths that entered or left ``files`` and those re-encoded since, and the
-    # paths with two commits or more (hot spot material).
-    blocks: list[list[str]] = field(default_factory=list)
-    starts: list[str] = field(default_factory=list)
-    joined: list[bytes | None] = field(default_factory=list)
+    # What the last listing wrote, kept so the next one costs the paths that moved: the tree's
+    # paths it was filtered by, its rows, the paths whose history or pairs changed since, the
+    # hot spot ranking ((-score, path) of its paths with two commits or more) and its rule count.
     listed_for: frozenset[str] | None = None
-    moved: set[str] = field(default_factory=set)
-    stale: set[str] = field(default_factory=set)
-    multi: set[str] = field(default_factory=set)
+    written: dict[str, HistoryRow] = field(default_factory=dict)
+    dirty: set[str] = field(default_factory=set)
+    ranked: list[tuple[float, str]] = field(default_factory=list)
+    rules: int = 0
 
     @classmethod
     def build(cls, commits: Sequence[CommitLike], depth: int) -> HistoryState:
-        state = cls(depth, [], {}, Counter(), Counter(), 0, {}, {})
+        state = cls(depth, [], {}, Counter(), Counter(), {}, 0, {})
         state._add(list(commits), at_front=False)
         return state
 
@@ -96,7 +130,6 @@ class HistoryState:
                 entry = self.files.get(path)
                 if entry is None:
                     entry = self.files[path] = _File()
-                    self.moved.add(path)
                 entry.added += plus
                 entry.deleted += minus
             paths = list(dict.fromkeys(f[0] for f in commit.files))
@@ -136,103 +169,161 @@ class HistoryState:
         for path in ordered:
             self.file_commits[path] += sign
         for pair in combinations(ordered, 2):
-            self.support[pair] += sign
+            n = self.support[pair] + sign
+            a, b = pair
+            if n:
+                self.support[pair] = n
+                self.partners.setdefault(a, set()).add(b)
+                self.partners.setdefault(b, set()).add(a)
+            else:
+                del self.support[pair]
+                self.partners[a].discard(b)
+                self.partners[b].discard(a)
 
     def _refresh(self, paths: set[str]) -> None:
+        self.dirty |= paths
         for path in paths:
             entry = self.files[path]
             if not entry.commits:
                 del self.files[path]
-                self.encoded.pop(path, None)
                 self.histories.pop(path, None)
-                self.moved.add(path)
-                self.multi.discard(path)
                 continue
-            if len(entry.commits) >= 2:
-                self.multi.add(path)
-            else:
-                self.multi.discard(path)
-            history = _history(path, entry)
-            self.histories[path] = history
-            self.encoded[path] = orjson.dumps(msgspec.to_builtins(history))
-            self.stale.add(path)
+            self.histories[path] = _history(path, entry)
 
-    def document(self, only_paths: Collection[str]) -> bytes:
-        """The snapshot's history document, as ``pipeline`` stores it."""
+    def listing(self, only_paths: Collection[str]) -> HistoryRows:
+        """The snapshot's history for a tree of ``only_paths``: its head document and the rows
+        that changed since the last listing (all of them the first time)."""
         only = frozenset(only_paths)
-        self._relist(only)
-        pairs = {pair: n for pair, n in self.support.items() if n >= MIN_SUPPORT}
-        cochanges = cochange_rules(CochangePairs(self.file_commits, pairs), only)
-        spots = _hot_spots(self.histories[p] for p in self.multi if p in only)
-        head = orjson.dumps({"commits": len(self.commits), "huge_commits": self.huge})
-        # One copy: at 58k files the document is ~14 MB, and every ``+`` or nested join would
-        # copy it again.
-        parts = [head[:-1], b',"files":[']
-        for k, block in enumerate(self.blocks):
-            if block:
-                parts += (b",", self._joined(k)) if len(parts) > 2 else (self._joined(k),)
-        parts += (
-            b'],"cochanges":',
-            orjson.dumps(msgspec.to_builtins(cochanges)),
-            b',"hot_spots":',
-            orjson.dumps(msgspec.to_builtins(spots)),
-            b',"depth":',
-            orjson.dumps(self.depth),
-            b"}",
-        )
-        return b"".join(parts)
-
-    def _relist(self, only: frozenset[str]) -> None:
-        """Bring the blocks to the sorted paths with a history that are among ``only``: the
-        last list, corrected for the paths that moved since (in or out of ``files``, in or out
-        of the tree); a block whose paths or entries changed is joined again."""
-        if self.listed_for is None:
-            listed = sorted(p for p in self.files if p in only)
-            self.blocks = [listed[i : i + BLOCK] for i in range(0, len(listed), BLOCK)] or [[]]
-            self.starts = [block[0] if block else "" for block in self.blocks]
-            self.joined = [None] * len(self.blocks)
+        first = self.listed_for is None
+        if first:
+            candidates: Iterable[str] = self.files
         else:
-            for path in self.moved | (only ^ self.listed_for):
-                k = self._block_of(path)
-                block = self.blocks[k]
-                at = bisect_left(block, path)
-                have = at < len(block) and block[at] == path
-                want = path in self.files and path in only
-                if want and not have:
-                    block.insert(at, path)
-                    self.joined[k] = None
-                elif have and not want:
-                    del block[at]
-                    self.joined[k] = None
-            for path in self.stale:
-                k = self._block_of(path)
-                if self.joined[k] is not None and path in only and path in self.files:
-                    self.joined[k] = None
-            self._split()
+            assert self.listed_for is not None
+            entered_or_left = only ^ self.listed_for
+            around = set(self.dirty) | entered_or_left
+            for path in entered_or_left:  # its pairs' rules keep or lose it as a target
+                around |= self.partners.get(path, set())
+            candidates = around
+        rows: list[HistoryRow] = []
+        replaced: list[str] = []
+        ranks: list[tuple[float, str]] = []
+        for path in candidates:
+            row = self._row(path, only) if path in only and path in self.files else None
+            before = self.written.get(path)
+            if row == before:
+                continue
+            if before is not None:
+                self.rules -= before[10]
+                self._unrank(before)
+                replaced.append(path)
+            if row is None:
+                del self.written[path]
+                continue
+            self.written[path] = row
+            self.rules += row[10]
+            if row[1] >= 2:  # hot spots need two commits (history.hot_spots' min_commits)
+                ranks.append(_rank(row))
+            rows.append(row)
+        if len(ranks) > 64:  # a first listing: one sort, not an insertion each
+            self.ranked += ranks
+            self.ranked.sort()
+        else:
+            for key in ranks:
+                insort(self.ranked, key)
         self.listed_for = only
-        self.moved = set()
-        self.stale = set()
+        self.dirty = set()
+        rows.sort()
+        replaced.sort()
+        head = {
+            "commits": len(self.commits),
+            "huge_commits": self.huge,
+            "file_count": len(self.written),
+            "cochange_pairs": self.rules,
+            "hot_spots": [_spot(self.histories[path]) for _key, path in self.ranked[:TOP_HOT_SPOTS]],
+            "depth": self.depth,
+        }
+        return HistoryRows(orjson.dumps(head), rows, None if first else replaced)
 
-    def _block_of(self, path: str) -> int:
-        # The first block starts with "" or its first path; each later one at its first path
-        # when made. A block keeps its start, so order holds as paths come and go.
-        return max(bisect_right(self.starts, path) - 1, 0)
+    def _row(self, path: str, only: frozenset[str]) -> HistoryRow:
+        h = self.histories[path]
+        rules = self._rules(path, only)
+        return (
+            path,
+            h.commits,
+            h.authors,
+            h.added,
+            h.deleted,
+            h.churn,
+            h.fix_commits,
+            h.first_timestamp,
+            h.last_timestamp,
+            h.last_sha,
+            len(rules),
+            orjson.dumps(rules) if rules else None,
+        )
 
-    def _split(self) -> None:
-        k = 0
-        while k < len(self.blocks):
-            block = self.blocks[k]
-            if len(block) > 2 * BLOCK:
-                self.blocks[k : k + 1] = [block[:BLOCK], block[BLOCK:]]
-                self.starts.insert(k + 1, block[BLOCK])
-                self.joined[k : k + 1] = [None, None]
-            k += 1
+    def _rules(self, source: str, only: frozenset[str]) -> list[tuple[str, int, float]]:
+        """``history.cochange_rules``' rules of ``source``, as [target, support, confidence]."""
+        rules: list[tuple[str, int, float]] = []
+        commits = self.file_commits[source]
+        for target in self.partners.get(source, ()):
+            both = self.support[(source, target) if source < target else (target, source)]
+            if both >= MIN_SUPPORT and target in only:
+                rules.append((target, both, round(both / commits, 4)))
+        rules.sort(key=lambda r: (-r[2], -r[1], r[0]))
+        return rules[:MAX_RULES_PER_FILE]
 
-    def _joined(self, k: int) -> bytes:
-        joined = self.joined[k]
-        if joined is None:
-            joined = self.joined[k] = b",".join(self.encoded[p] for p in self.blocks[k])
-        return joined
+    def _unrank(self, row: HistoryRow) -> None:
+        if row[1] >= 2:
+            key = _rank(row)
+            at = bisect_left(self.ranked, key)
+            if at < len(self.ranked) and self.ranked[at] == key:
+                del self.ranked[at]
+
+
+def _rank(row: HistoryRow) -> tuple[float, str]:
+    return (-round(hot_spot_score(row[1], row[5], row[6]), 4), row[0])
+
+
+def _spot(history: FileHistory) -> dict[str, Any]:
+    (spot,) = hot_spots([history], top_k=1)
+    return {
+        "path": spot.path,
+        "score": spot.score,
+        "commits": spot.commits,
+        "churn": spot.churn,
+        "fix_commits": spot.fix_commits,
+    }
+
+
+def file_history(row: Sequence[Any]) -> dict[str, Any]:
+    """A stored row's ``FileHistory`` as the API shows it (the columns, in their order)."""
+    return dict(zip(HISTORY_COLUMNS[:10], row[:10], strict=True))
+
+
+def cochange_rules_of(path: str, rules: bytes | None) -> list[dict[str, Any]]:
+    """A stored row's rules as ``CoChange`` records with ``path`` as their source."""
+    if not rules:
+        return []
+    return [
+        {"source": path, "target": target, "support": support, "confidence": confidence}
+        for target, support, confidence in orjson.loads(rules)
+    ]
+
+
+def assemble(head: bytes, rows: Iterable[Sequence[Any]]) -> dict[str, Any]:
+    """The whole history (``summarize_history`` with ``depth``) from the head and the rows in
+    path order: what the history was when it was one document."""
+    document = orjson.loads(head)
+    listed = list(rows)
+    return {
+        "commits": document["commits"],
+        "huge_commits": document["huge_commits"],
+        "files": [file_history(row) for row in listed],
+        "cochanges": [rule for row in listed for rule in cochange_rules_of(row[0], row[11])],
+        "hot_spots": document["hot_spots"],
+        "depth": document["depth"],
+    }
 
 
 def _history(path: str, entry: _File) -> FileHistory:
@@ -254,7 +345,3 @@ def _history(path: str, entry: _File) -> FileHistory:
         last_timestamp=last.timestamp,
         last_sha=last.sha,
     )
-
-
-def _hot_spots(histories: Iterable[FileHistory]) -> list[HotSpot]:
-    return hot_spots(histories, top_k=TOP_HOT_SPOTS)

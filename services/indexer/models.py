@@ -119,6 +119,7 @@ class Snapshot(Base):
     domains: Mapped[bytes] = mapped_column(LargeBinary)
     segments: Mapped[bytes] = mapped_column(LargeBinary)
     network: Mapped[bytes] = mapped_column(LargeBinary)
+    # The history's counts and hot spots; its per-file rows are ``history_versions``.
     history: Mapped[bytes] = mapped_column(LargeBinary)
     facts_schema: Mapped[int] = mapped_column(Integer)
 
@@ -141,6 +142,32 @@ class FileVersion(Base):
     language: Mapped[str] = mapped_column(String(32), default="")
     skipped: Mapped[str] = mapped_column(String(32), default="")
     resolved: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+class HistoryVersion(Base):
+    """One version of one path's history (its ``FileHistory`` and the co-change rules it is the
+    source of), in the snapshots whose ``seq`` is in [since_seq, until_seq), like ``FileVersion``:
+    an index writes the paths whose history changed (docs/indexing.md#history-by-version-range).
+    The snapshot's ``history`` document holds the rest (counts, hot spots)."""
+
+    __tablename__ = "history_versions"
+    __table_args__ = (Index("ix_history_versions_repository_until", "repository_id", "until_seq"),)
+    repository_id: Mapped[str] = mapped_column(ForeignKey("repositories.id", ondelete="CASCADE"), primary_key=True)
+    # Code point order, as Python sorts: the API lists histories in path order.
+    path: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
+    since_seq: Mapped[int] = mapped_column(BigInteger, primary_key=True)
+    until_seq: Mapped[int] = mapped_column(BigInteger)
+    commits: Mapped[int] = mapped_column(Integer)
+    authors: Mapped[int] = mapped_column(Integer)
+    added: Mapped[int] = mapped_column(BigInteger)
+    deleted: Mapped[int] = mapped_column(BigInteger)
+    churn: Mapped[int] = mapped_column(BigInteger)
+    fix_commits: Mapped[int] = mapped_column(Integer)
+    first_timestamp: Mapped[int] = mapped_column(BigInteger)
+    last_timestamp: Mapped[int] = mapped_column(BigInteger)
+    last_sha: Mapped[str] = mapped_column(String(64))
+    cochanges: Mapped[int] = mapped_column(Integer)  # rules with this path as source
+    rules: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)  # JSON [[target, support, confidence]]
 
 
 OPEN_SEQ = 2**63 - 1
@@ -166,6 +193,25 @@ class SnapshotFile(_Views):
     # Snapshot-level corrections of the blob's facts (imports resolved against this tree,
     # tests_for completed): msgpack {"imports": [...], "tests_for": [...]}, or NULL.
     resolved: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
+
+
+class SnapshotHistory(_Views):
+    """The file histories of a snapshot: the view ``snapshot_histories`` over ``history_versions``."""
+
+    __tablename__ = "snapshot_histories"
+    snapshot_id: Mapped[str] = mapped_column(String(32), primary_key=True)
+    path: Mapped[str] = mapped_column(Text(collation="C"), primary_key=True)
+    commits: Mapped[int] = mapped_column(Integer)
+    authors: Mapped[int] = mapped_column(Integer)
+    added: Mapped[int] = mapped_column(BigInteger)
+    deleted: Mapped[int] = mapped_column(BigInteger)
+    churn: Mapped[int] = mapped_column(BigInteger)
+    fix_commits: Mapped[int] = mapped_column(Integer)
+    first_timestamp: Mapped[int] = mapped_column(BigInteger)
+    last_timestamp: Mapped[int] = mapped_column(BigInteger)
+    last_sha: Mapped[str] = mapped_column(String(64))
+    cochanges: Mapped[int] = mapped_column(Integer)
+    rules: Mapped[bytes | None] = mapped_column(LargeBinary, nullable=True)
 
 
 class BlobFacts(Base):

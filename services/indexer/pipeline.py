@@ -44,7 +44,7 @@ from services.indexer.git import (
     run_git,
 )
 from services.indexer.history_cache import commits_for
-from services.indexer.history_delta import HistoryState
+from services.indexer.history_delta import HISTORY_COLUMNS, HISTORY_TYPES, HistoryRows, HistoryState
 from services.indexer.models import new_id, now_ms
 from services.indexer.structure import Structure, analyze_structure, source_modules, source_rule, with_line_changes
 from services.source.facts import FACTS_SCHEMA_VERSION, FileFacts
@@ -206,6 +206,13 @@ def build_snapshot(
         clock.lap("tree")
         progress.total = len(entries)
         known = _known(conn, inp.repository_id) if inp.incremental and state is None else {}
+        # Without the state, the current snapshot's rows as stored: only those that differ are
+        # written (a restarted process's first index would otherwise rewrite every list whole).
+        stored = (
+            bulk.stored_lists(conn, current, HISTORY_COLUMNS)
+            if inp.incremental and state is None and current is not None
+            else None
+        )
         clock.lap("load")
         if state is not None:
             changed, removed = (modified, []) if modified is not None else _changes(entries, state)
@@ -225,17 +232,17 @@ def build_snapshot(
         clock.lap("structure")
         progress.check()
         history, history_state, history_by_delta = _history(
-            mirror.path, commit, limits.history_depth, tree.paths(), inp.history_cache, state
+            mirror.path, commit, limits.history_depth, tree.paths(), inp.history_cache, state, stored
         )
         clock.lap("history")
         progress.check()
         progress.phase = "writing"
         snapshot_id = new_id()
-        rows, base = tree.rows(current)
+        rows, base = tree.rows(current, stored)
         documents: dict[str, Any] = {
             "stats": tree.stats(commit, progress.parsed),
             **encoded,
-            "history": history,
+            "history": history.head,
         }
         written_by_delta = bulk.write_snapshot(
             conn,
@@ -244,10 +251,20 @@ def build_snapshot(
             run_id=inp.run_id,
             commit_sha=commit,
             created_at=now_ms(),
-            files=rows,
+            lists=[
+                bulk.file_versions(rows, base[1] if base is not None else None),
+                bulk.Versions(
+                    "history_versions",
+                    "snapshot_histories",
+                    HISTORY_COLUMNS,
+                    HISTORY_TYPES,
+                    history.rows,
+                    history.replaced if base is not None else None,
+                ),
+            ],
             documents=documents,
             facts_schema=FACTS_SCHEMA_VERSION,
-            base=base,
+            base=base[0] if base is not None else None,
             same_as_base=tree.same_documents,
         )
         clock.lap("write")
@@ -270,7 +287,7 @@ def build_snapshot(
                 ("resolve", tree.changed is not None),
                 ("structure", tree.structure_by_delta),
                 ("history", history_by_delta),
-                ("write", written_by_delta),
+                ("write", "file_versions" in written_by_delta),
             )
             if done
         ],
@@ -403,9 +420,12 @@ class _Tree:
             "network": _encode(structure.network),
         }
 
-    def rows(self, current: str | None) -> tuple[list[bulk.FileRow], tuple[str, list[str]] | None]:
+    def rows(
+        self, current: str | None, stored: bulk.StoredLists | None = None
+    ) -> tuple[list[bulk.FileRow], tuple[str, list[str]] | None]:
         """The snapshot_files rows to send, and the snapshot (with the paths to leave out) whose
-        other rows the server copies: only rows that differ from the current snapshot travel."""
+        other rows the server copies: only rows that differ from the current snapshot (as the
+        state or ``stored`` has it) travel."""
         state = self.previous
         if self.changed is not None:
             candidates: Iterable[str] = self.changed
@@ -425,7 +445,11 @@ class _Tree:
                 facts.skipped,
                 resolution_of(summary, facts),
             )
-        if state is None or current is None or state.snapshot_id != current:
+        if stored is not None and stored.snapshot_id == current:
+            send = [row for path, row in fresh.items() if stored.files.get(path) != row]
+            gone = [p for p in stored.files if p not in self.entries]
+            base = (current, [row[0] for row in send] + gone)
+        elif state is None or current is None or state.snapshot_id != current:
             send, base = list(fresh.values()), None
         else:
             send = [row for path, row in fresh.items() if state.rows.get(path) != row]
@@ -578,10 +602,17 @@ def _extract(
 
 
 def _history(
-    mirror: Path, commit: str, depth: int, paths: set[str], cache: Path | None, state: IndexState | None
-) -> tuple[bytes, HistoryState, bool]:
-    """The history document, and the sums behind it for the next index (by delta when this
-    process holds the last index's)."""
+    mirror: Path,
+    commit: str,
+    depth: int,
+    paths: set[str],
+    cache: Path | None,
+    state: IndexState | None,
+    stored: bulk.StoredLists | None = None,
+) -> tuple[HistoryRows, HistoryState, bool]:
+    """The history's head document and changed rows, and the sums behind them for the next index
+    (by delta when this process holds the last index's; else the rows that differ from
+    ``stored``, when given)."""
     previous = state.history if state is not None and state.history.depth == depth else None
     known = (state.commit, cast(list[Commit], previous.commits)) if state is not None and previous else None
     try:
@@ -589,9 +620,13 @@ def _history(
     except GitError as exc:
         raise git_failure(exc) from exc
     if previous is not None and previous.advance(commits):
-        return previous.document(paths), previous, True
+        return previous.listing(paths), previous, True
     previous = HistoryState.build(commits, depth)
-    return previous.document(paths), previous, False
+    listing = previous.listing(paths)
+    if stored is not None:
+        listing.rows = [row for row in listing.rows if stored.histories.get(row[0]) != row]
+        listing.replaced = [row[0] for row in listing.rows] + [p for p in stored.histories if p not in previous.written]
+    return listing, previous, False
 
 
 def _sums(files: Sequence[FileFacts]) -> dict[str, Any]:

@@ -12,10 +12,12 @@ from services.indexer.models import (
     ACTIVE_STATES,
     BlobFacts,
     FileVersion,
+    HistoryVersion,
     IndexRun,
     Repository,
     Snapshot,
     SnapshotFile,
+    SnapshotHistory,
     now_ms,
 )
 
@@ -203,17 +205,52 @@ async def snapshot_document(session: AsyncSession, snapshot_id: str, column: str
 
 
 async def delete_other_snapshots(session: AsyncSession, repo_id: str, keep: str) -> list[tuple[str, str]]:
-    """Every snapshot but ``keep``, and the file rows no remaining snapshot sees: those closed at
-    or before the oldest left. After a switch these are the rows the last index replaced, so
-    this costs the change, not the tree (``bulk.write_snapshot``). Returns their (path, blob)."""
+    """Every snapshot but ``keep``, and the file and history rows no remaining snapshot sees:
+    those closed at or before the oldest left. After a switch these are the rows the last index
+    replaced, so this costs the change, not the tree (``bulk.write_snapshot``). Returns the
+    pruned file rows' (path, blob)."""
     await session.execute(delete(Snapshot).where(Snapshot.repository_id == repo_id, Snapshot.id != keep))
     oldest = select(func.min(Snapshot.seq)).where(Snapshot.repository_id == repo_id).scalar_subquery()
+    await session.execute(
+        delete(HistoryVersion).where(HistoryVersion.repository_id == repo_id, HistoryVersion.until_seq <= oldest)
+    )
     pruned = await session.execute(
         delete(FileVersion)
         .where(FileVersion.repository_id == repo_id, FileVersion.until_seq <= oldest)
         .returning(FileVersion.path, FileVersion.blob_sha)
     )
     return [(path, sha) for path, sha in pruned]
+
+
+async def snapshot_histories(
+    session: AsyncSession, snapshot_id: str, *, offset: int = 0, limit: int | None = None
+) -> list[SnapshotHistory]:
+    """A snapshot's file histories in path order (the column's collation is "C": code points, as
+    Python sorts), a page of them when ``limit`` is given."""
+    stmt = (
+        select(SnapshotHistory)
+        .where(SnapshotHistory.snapshot_id == snapshot_id)
+        .order_by(SnapshotHistory.path)
+        .offset(offset)
+    )
+    if limit is not None:
+        stmt = stmt.limit(limit)
+    return list((await session.execute(stmt)).scalars())
+
+
+async def snapshot_history(session: AsyncSession, snapshot_id: str, path: str) -> SnapshotHistory | None:
+    stmt = select(SnapshotHistory).where(SnapshotHistory.snapshot_id == snapshot_id, SnapshotHistory.path == path)
+    return (await session.execute(stmt)).scalar_one_or_none()
+
+
+async def snapshot_cochanges(session: AsyncSession, snapshot_id: str) -> list[tuple[str, int, bytes | None]]:
+    """(path, commits, rules) of every file history of a snapshot, in path order."""
+    stmt = (
+        select(SnapshotHistory.path, SnapshotHistory.commits, SnapshotHistory.rules)
+        .where(SnapshotHistory.snapshot_id == snapshot_id)
+        .order_by(SnapshotHistory.path)
+    )
+    return [(path, commits, rules) for path, commits, rules in (await session.execute(stmt)).all()]
 
 
 async def delete_snapshot(session: AsyncSession, snapshot_id: str) -> None:

@@ -1,6 +1,7 @@
 """The read documents of the current snapshot: domains, segments, network, history and the
 co-change pairs the analyzer learns from, as the typed messages of indexer.proto built from the
-snapshot's stored JSON (docs/indexing.md); long lists are paginated with an offset cursor (services.kit.paging)."""
+snapshot's stored JSON and (history) its rows by path (docs/indexing.md); long lists are
+paginated with an offset cursor (services.kit.paging)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from services.contracts.v1 import common_pb2, indexer_pb2
 from services.indexer import access, queries
 from services.indexer.git import GitError, validate_repo_path
-from services.indexer.models import Repository
+from services.indexer.history_delta import HISTORY_COLUMNS, cochange_rules_of
+from services.indexer.models import Repository, SnapshotHistory
 from services.kit.db import Database
 from services.kit.errors import ServiceError, index_failed
 from services.kit.paging import check_limit, decode_offset, encode_offset
@@ -109,50 +111,57 @@ async def network(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2
 
 
 async def history(db: Database, request: indexer_pb2.ReadRequest) -> indexer_pb2.History:
+    offset, limit = _window(request.page, DEFAULT_LIMITS["history"])
     async with db.snapshot_session() as session:
         repo, snapshot_id = await indexed(session, request.repo)
         path = checked_path(request.path) if request.path else ""
-        in_snapshot = bool(path) and await queries.snapshot_file(session, repo.id, snapshot_id, path) is not None
-        body = orjson.loads(await queries.snapshot_document(session, snapshot_id, "history") or b"{}")
+        head = orjson.loads(await queries.snapshot_document(session, snapshot_id, "history") or b"{}")
+        if path:
+            in_snapshot = await queries.snapshot_file(session, repo.id, snapshot_id, path) is not None
+            rows = [row] if (row := await queries.snapshot_history(session, snapshot_id, path)) else []
+        else:
+            rows = await queries.snapshot_histories(session, snapshot_id, offset=offset, limit=limit)
     reply = indexer_pb2.History(
-        repository_id=repo.id, commit=repo.head_sha, depth=body.get("depth", 0), commits=body.get("commits", 0)
+        repository_id=repo.id, commit=repo.head_sha, depth=head.get("depth", 0), commits=head.get("commits", 0)
     )
-    files: list[dict[str, Any]] = body.get("files", [])
-    spots = body.get("hot_spots", [])
+    spots = head.get("hot_spots", [])
     if path:
-        record = next((f for f in files if f["path"] == path), None)
-        if record is None and not in_snapshot:
+        if not rows and not in_snapshot:
             raise ServiceError("file_not_found", "the path is not in the indexed snapshot", {"path": path})
         reply.single_file.SetInParent()
         reply.single_file.path = path
-        if record is not None:
-            reply.single_file.file.CopyFrom(_file_history(record))
-        reply.single_file.cochanges.extend(
-            indexer_pb2.CoChangeRule(**c) for c in body.get("cochanges", []) if c["source"] == path
-        )
+        if rows:
+            reply.single_file.file.CopyFrom(_file_history(_record(rows[0])))
+            reply.single_file.cochanges.extend(
+                indexer_pb2.CoChangeRule(**c) for c in cochange_rules_of(path, rows[0].rules)
+            )
         reply.single_file.hot_spot_rank = next((i + 1 for i, s in enumerate(spots) if s["path"] == path), 0)
         return reply
-    offset, limit = _window(request.page, DEFAULT_LIMITS["history"])
     reply.repository.SetInParent()  # the view is chosen even when every field is empty
     reply.repository.MergeFrom(
         indexer_pb2.RepositoryHistory(
-            huge_commits=body.get("huge_commits", 0),
+            huge_commits=head.get("huge_commits", 0),
             hot_spots=[indexer_pb2.HotSpot(**s) for s in spots],
-            cochange_pairs=len(body.get("cochanges", [])),
-            files=[_file_history(f) for f in files[offset : offset + limit]],
-            page=_page_info(offset, limit, len(files)),
+            cochange_pairs=head.get("cochange_pairs", 0),
+            files=[_file_history(_record(row)) for row in rows],
+            page=_page_info(offset, limit, head.get("file_count", 0)),
         )
     )
     return reply
 
 
+def _record(row: SnapshotHistory) -> dict[str, Any]:
+    return {name: getattr(row, name) for name in HISTORY_COLUMNS[:10]}
+
+
 async def cochanges(db: Database, request: indexer_pb2.GetRepositoryRequest) -> indexer_pb2.CoChanges:
-    _repo, body = await _load(db, request.repo, "history")
+    async with db.snapshot_session() as session:
+        _repo, snapshot_id = await indexed(session, request.repo)
+        rows = await queries.snapshot_cochanges(session, snapshot_id)
     reply = indexer_pb2.CoChanges()
-    for pair in body.get("cochanges", []):
-        reply.pairs.add(
-            path=pair["source"], other=pair["target"], support=pair["support"], confidence=pair["confidence"]
-        )
-    for record in body.get("files", []):
-        reply.commits_per_file[record["path"]] = record["commits"]
+    for path, commits, rules in rows:
+        if rules:
+            for target, support, confidence in orjson.loads(rules):
+                reply.pairs.add(path=path, other=target, support=support, confidence=confidence)
+        reply.commits_per_file[path] = commits
     return reply

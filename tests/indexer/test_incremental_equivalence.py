@@ -5,8 +5,8 @@ removed, modules added, deleted and renamed, test files, a JavaScript file, a sk
 and every commit is indexed twice with the real pipeline against PostgreSQL: incrementally,
 continuing from the previous index (by delta when this process still holds its state, from the
 database when the state was lost, as on another replica), and fully into a second repository.
-The snapshots must agree on every stored byte: the documents and every file row (whichever
-way each was written: by delta, copied from the base snapshot, or whole).
+The snapshots must agree on every stored byte: the documents, every file row and every file
+history row (whichever way each was written: by delta, copied from the base snapshot, or whole).
 The one exception is ``stats.files_parsed``, which counts the work of the run, not the tree.
 """
 
@@ -106,6 +106,11 @@ def _snapshot(dsn: str, repository_id: str) -> dict[str, Any]:
             " WHERE snapshot_id = %s ORDER BY path",
             (row[0],),
         ).fetchall()
+        histories = conn.execute(
+            "SELECT path, commits, authors, added, deleted, churn, fix_commits, first_timestamp, last_timestamp,"
+            " last_sha, cochanges, rules FROM snapshot_histories WHERE snapshot_id = %s ORDER BY path",
+            (row[0],),
+        ).fetchall()
     stats = json.loads(row[2])
     stats.pop("files_parsed")
     return {
@@ -117,6 +122,7 @@ def _snapshot(dsn: str, repository_id: str) -> dict[str, Any]:
         "history": bytes(row[6]),
         "schema": row[7],
         "files": [tuple(bytes(v) if isinstance(v, memoryview) else v for v in f) for f in files],
+        "histories": [tuple(bytes(v) if isinstance(v, memoryview) else v for v in h) for h in histories],
     }
 
 
@@ -162,11 +168,12 @@ class Indexer:
             conn.execute(
                 "DELETE FROM snapshots WHERE repository_id = %s AND id <> %s", (repository_id, result.snapshot_id)
             )
-            conn.execute(  # the file rows only the deleted snapshots saw
-                "DELETE FROM file_versions WHERE repository_id = %s"
-                " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s)",
-                (repository_id, result.snapshot_id),
-            )
+            for table in ("file_versions", "history_versions"):  # the rows only the deleted snapshots saw
+                conn.execute(
+                    f"DELETE FROM {table} WHERE repository_id = %s"
+                    " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s)",
+                    (repository_id, result.snapshot_id),
+                )
         return result
 
 
@@ -240,6 +247,39 @@ def test_a_body_change_is_indexed_by_delta(dsn_factory: Any, pool: ExtractorPool
             " JOIN snapshots s ON s.id = %s WHERE v.repository_id = 'inc'",
             (result.snapshot_id,),
         ).fetchone()
+        histories = conn.execute(  # and one history row: the changed file's
+            "SELECT count(*), count(*) FILTER (WHERE since_seq = s.seq) FROM history_versions v"
+            " JOIN snapshots s ON s.id = %s WHERE v.repository_id = 'inc'",
+            (result.snapshot_id,),
+        ).fetchone()
     assert versions == (len(BASE), 1)
+    assert histories == (len(BASE), 1)
+    indexer.index("full", incremental=False, states=StateCache(0))
+    assert _snapshot(indexer.dsn, "inc") == _snapshot(indexer.dsn, "full")
+
+
+def test_a_restarted_process_writes_only_the_changed_rows(
+    dsn_factory: Any, pool: ExtractorPool, tmp_path: Path
+) -> None:
+    """Without the last state in memory the stored rows are compared: a one-file change still
+    writes one file row and one history row, not the whole lists."""
+    repo = init_repo(tmp_path / "repo")
+    commit(repo, BASE, "Import the project")
+    indexer = Indexer(dsn_factory(), repo, tmp_path, pool)
+    indexer.index("inc", incremental=False, states=indexer.states)
+    commit(repo, {"lib/io.py": "def read():\n    return 2\n"}, "Change io", at=1_700_003_600)
+    result = indexer.index("inc", incremental=True, states=StateCache())  # a restarted process
+    assert result.files_parsed == 1
+    assert "write" in result.by_delta
+    with psycopg.connect(indexer.dsn) as conn:
+        written = [
+            conn.execute(
+                f"SELECT count(*) FROM {table} WHERE repository_id = 'inc'"
+                " AND since_seq = (SELECT seq FROM snapshots WHERE id = %s)",
+                (result.snapshot_id,),
+            ).fetchone()
+            for table in ("file_versions", "history_versions")
+        ]
+    assert written == [(1,), (1,)]
     indexer.index("full", incremental=False, states=StateCache(0))
     assert _snapshot(indexer.dsn, "inc") == _snapshot(indexer.dsn, "full")
