@@ -13,7 +13,7 @@ from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check
 from services.analyzer.engine.conventions import DIRECTORY, LANGUAGE, REPOSITORY, Scope, make
 from services.analyzer.engine.file_check import FileCheck, index_of
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS
+from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, Thresholds
 from services.source.extract import extract
 from services.source.facts import FileFacts
 from services.source.imports import resolve_imports
@@ -43,9 +43,9 @@ def _module(i: int, imports: str = "import logging\n", extra: str = "") -> str:
     )
 
 
-def _learn(files: dict[str, str]) -> ConventionModel:
+def _learn(files: dict[str, str], thresholds: Thresholds | None = None) -> ConventionModel:
     facts = [extract(path, textwrap.dedent(text).encode()) for path, text in files.items()]
-    return learn(resolve_imports(facts))
+    return learn(resolve_imports(facts), thresholds=thresholds)
 
 
 def _review(model: ConventionModel, path: str, text: str, prefs: CheckPrefs | None = None) -> list[Finding]:
@@ -90,7 +90,7 @@ def test_a_pragma_in_the_parameter_list_does_not_unannotate_a_method() -> None:
 
 
 def test_typing_only_definitions_are_not_asked_for_docstrings() -> None:
-    model = _learn(_repository())
+    model = _learn(_repository(), HELD_RAISED)
     findings = _review(
         model,
         "acme/records/typed.py",
@@ -139,7 +139,7 @@ def test_typing_only_definitions_are_not_asked_for_docstrings() -> None:
 
 def test_typescript_overload_signatures_document_and_type_their_implementation() -> None:
     module = "/** Parse kind {i}. */\nexport function parseKind{i}(text: string): number {{\n  return 1;\n}}\n"
-    model = _learn({f"src/operators/kind{i}.ts": module.format(i=i) for i in range(30)})
+    model = _learn({f"src/operators/kind{i}.ts": module.format(i=i) for i in range(30)}, HELD_RAISED)
     findings = _review(
         model,
         "src/operators/zipAll.ts",
@@ -166,7 +166,7 @@ def test_typescript_overload_signatures_document_and_type_their_implementation()
 
 
 def test_handlers_that_record_and_reraise_are_not_bare_broad_or_swallowed() -> None:
-    model = _learn(_repository())
+    model = _learn(_repository(), HELD_RAISED)
     findings = _review(
         model,
         "acme/records/sync.py",
@@ -428,7 +428,8 @@ def test_a_new_module_is_asked_for_a_test_only_where_public_modules_have_tests_n
     )
 
     def untested(files: dict[str, str], path: str) -> list[str]:
-        return [f.path for f in check_change([], [path], _learn(files)) if f.rule == "structure.tests.coverage"]
+        found = check_change([], [path], _learn(files, HELD_RAISED))
+        return [f.path for f in found if f.rule == "structure.tests.coverage"]
 
     assert untested(named, "acme/records/kind99.py") == ["acme/records/kind99.py"]
     assert untested(named, "acme/records/_helpers.py") == []

@@ -37,7 +37,7 @@ def _layering(facts: FileFacts, model: object, prefs: CheckPrefs | None = None) 
 
 
 def test_importing_a_nested_domain_of_the_upper_layer_inverts_the_layering() -> None:
-    model = learn(_web_and_base())
+    model = learn(_web_and_base(), thresholds=HELD_RAISED)
     facts = py_file(
         "base/app.py", imports=[imp("web.middleware.mw1", 3, group="local", resolved="web/middleware/mw1.py")]
     )
@@ -49,7 +49,7 @@ def test_importing_a_nested_domain_of_the_upper_layer_inverts_the_layering() -> 
 
 
 def test_a_nested_source_domain_falls_under_the_rule_too() -> None:
-    model = learn(_web_and_base())
+    model = learn(_web_and_base(), thresholds=HELD_RAISED)
     facts = py_file("base/middleware/new.py", imports=[imp("web.m1", 1, group="local", resolved="web/m1.py")])
 
     found = _layering(facts, model)
@@ -70,7 +70,7 @@ def test_the_upper_layer_importing_a_nested_lower_domain_is_fine() -> None:
 def test_contrary_evidence_below_the_ancestors_keeps_the_nested_pair_unjudged() -> None:
     # One file of `base` already imports `web/middleware`: the rule `web` -> `base` still holds
     # between the two exact domains, but says nothing about `web/middleware`.
-    model = learn(_web_and_base(base_imports_web_sub=True))
+    model = learn(_web_and_base(base_imports_web_sub=True), thresholds=HELD_RAISED)
     facts = py_file(
         "base/app.py", imports=[imp("web.middleware.mw1", 3, group="local", resolved="web/middleware/mw1.py")]
     )
