@@ -27,6 +27,7 @@ from services.analyzer.engine import (
     toolconfig,
 )
 from services.analyzer.engine.baseline import split
+from services.analyzer.engine.declared import EDITORCONFIG_RULES
 from services.analyzer.engine.dependencies import PREFIX, keep_unless_replaced, replaced_jobs
 from services.analyzer.engine.toolconfig import library_key
 from services.analyzer.preferences import Effective
@@ -201,9 +202,28 @@ def _declared(path: str, data: bytes | None) -> set[tuple[str, str]]:
     """(rule, what the file says about it) for each rule one tool configuration file declares."""
     if data is None or not is_tool_config(path):
         return set()
+    if path.rsplit("/", 1)[-1] == ".editorconfig":
+        return _editorconfig_declared(text_of(data))
     read = toolconfig.read({path: text_of(data)})
     out = {(s.rule, f"{t.tool}:{s.choice}:{s.code_only}") for t in read.tools for s in t.settings}
     out.update((rule, f"{t.tool}:exempt:{glob}") for t in read.tools for glob, rules in t.exempt for rule in rules)
+    return out
+
+
+def _editorconfig_declared(text: str) -> set[tuple[str, str]]:
+    """(rule, section and value) for each key of an .editorconfig that declares one of our rules:
+    a section the change adds (nanoid's `[nanoid.js] insert_final_newline = false` for the
+    minified prebuild) changes what the rule asks of the files it matches."""
+    out: set[tuple[str, str]] = set()
+    section = ""
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line
+            continue
+        key, eq, value = line.partition("=")
+        for rule in EDITORCONFIG_RULES.get(key.strip().lower(), ()) if eq else ():
+            out.add((rule, f"editorconfig:{section}:{value.strip().lower()}"))
     return out
 
 

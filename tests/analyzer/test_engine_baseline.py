@@ -345,3 +345,26 @@ def test_a_change_that_converts_its_tests_to_another_runner_is_not_told_the_old_
     assert _review(converted, model=model).findings == []
     # A new test file written for the other runner, in a change that converts nothing, is reported.
     assert [f.rule for f in _review(new_file, model=model).findings] == ["dependencies.library.testing"]
+
+
+def test_a_change_that_adds_an_editorconfig_section_is_not_held_to_the_settings_it_replaces() -> None:
+    # nanoid's "Improve prebuild control": nanoid.js, the minified prebuild a script writes, loses
+    # its final newline, and the same change's .editorconfig says so for that file.
+    before = "root = true\n\n[*]\nindent_style = space\nindent_size = 2\ninsert_final_newline = true\n"
+    after = before + "\n[nanoid.js]\ninsert_final_newline = false\n"
+    files = {f"lib/part{i}.js": f"export const part{i} = (size) => size + {i}\n" for i in range(30)}
+    model = learn(
+        resolve_imports([extract(p, t.encode()) for p, t in files.items()]),
+        tool_configs={".editorconfig": before},
+        thresholds=HELD_RAISED,
+    )
+    base = "export let nanoid = (e = 21) => e\n"
+    head = 'let a="useandom";export let nanoid=(e=21)=>{let t="";for(;e--;)t+=a[e];return t};'
+    code = Target("nanoid.js", "modified", head.encode(), {1}, base=base.encode())
+    config = Target(".editorconfig", "modified", after.encode(), {7, 8, 9}, base=before.encode())
+
+    assert "formatting.final_newline" in [f.rule for f in _review(code, model=model).findings]
+    assert "formatting.final_newline" not in [f.rule for f in _review(code, config, model=model).findings]
+    # An .editorconfig edit that declares nothing our rules read leaves them judged.
+    charset = Target(".editorconfig", "modified", (before + "charset = utf-8\n").encode(), {7}, base=before.encode())
+    assert "formatting.final_newline" in [f.rule for f in _review(code, charset, model=model).findings]

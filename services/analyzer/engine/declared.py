@@ -157,12 +157,13 @@ def _editorconfig(configs: ToolConfigs, path: str, dirs: list[str]) -> list[tupl
     for key in sorted(options):
         where = f"[{posixpath.basename(origin[key])}]"
         for s in editorconfig_settings({key: options[key], **_style(options, key)}, where):
-            if s.rule in _KEY_RULES.get(key, ()):
+            if s.rule in EDITORCONFIG_RULES.get(key, ()):
                 out.append((Setting(s.rule, s.choice, s.evidence.removeprefix(where + " ")), origin[key]))
     return out
 
 
-_KEY_RULES = {
+# EditorConfig key -> the rules it declares (review.py also reads which keys a change edits).
+EDITORCONFIG_RULES = {
     "indent_style": ("formatting.indent.unit",),
     "indent_size": ("formatting.indent.width",),
     "max_line_length": (LENGTH,),
