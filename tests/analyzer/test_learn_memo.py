@@ -78,23 +78,24 @@ _step = st.tuples(
     st.integers(min_value=0, max_value=39),  # which commit (of those found)
     st.sampled_from([0, 0, 2, 3, 4]),  # domains: from directories, or explicit at a depth
     st.booleans(),  # the replica kept its memo from the previous step
+    st.sampled_from([1, 3, 64]),  # files per run of kept sums (learn_inputs.Blocks) in a new memo
 )
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(_step, min_size=2, max_size=6))
-def test_a_chain_of_real_commits_learned_by_delta_equals_full_relearns(chain: list[tuple[int, int, bool]]) -> None:
+def test_a_chain_of_real_commits_learned_by_delta_equals_full_relearns(chain: list[tuple[int, int, bool, int]]) -> None:
     commits = _commits()
     if len(commits) < 2:
         pytest.skip("no git history of the engine here")
-    memo = LearnMemo()
+    memo = LearnMemo(block=chain[0][3])
     previous: dict[str, tuple[FileFacts, str]] = {}
-    for number, (index, depth, kept) in enumerate(chain):
+    for number, (index, depth, kept, block) in enumerate(chain):
         commit = commits[index % len(commits)]
         facts = _snapshot(commit)
         domains = _domains(facts, depth)
         if not kept:
-            memo, previous = LearnMemo(), {}
+            memo, previous = LearnMemo(block=block), {}
         by_delta = _model(facts, commit, domains, memo)
         assert by_delta == _model(facts, commit, domains, None), f"step {number}: {commit[:10]}"
         # What the memo keys a file's observations on: its facts and its domain.

@@ -21,6 +21,7 @@ from services.analyzer.engine.learn_inputs import (
     FileTallies,
     LearnInput,
     Tally,
+    blocks_of,
     is_program,
     merge,
     scoped_conventions,
@@ -195,7 +196,7 @@ def learn(
     """``observed``: ``observe`` of each of ``inp.files``, when already known."""
     if observed is None:
         observed = [observe(f, inp.domains.get(f.path, ""), base_methods or {}) for f in inp.files]
-    docs = merge({k: Tally() for k in KINDS}, observed)
+    docs = merge({k: Tally() for k in KINDS}, observed, blocks_of(observed))
     out: list[Convention] = []
     for kind, tally in docs.items():
         rule = doc_rule(kind)

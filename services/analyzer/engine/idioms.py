@@ -19,6 +19,7 @@ from services.analyzer.engine.learn_inputs import (
     FileTallies,
     LearnInput,
     Tally,
+    blocks_of,
     is_program,
     merge,
     scoped_conventions,
@@ -135,6 +136,7 @@ def learn(inp: LearnInput, observed: Sequence[FileTallies] | None = None) -> lis
     tallies = merge(
         {kind: Tally() for kind in (*AVOIDED, LOG_STYLE)},
         (o for o in observed if o.language in statement_languages),
+        blocks_of(observed),
     )
     log_style = tallies.pop(LOG_STYLE)
     out: list[Convention] = []

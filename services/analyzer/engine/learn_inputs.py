@@ -8,7 +8,7 @@ from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, TypeVar
 
 from services.analyzer.engine.config import RepoConfig
 from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope, wilson_upper
@@ -128,19 +128,95 @@ class FileTallies:
         c[value] = c.get(value, 0) + n
 
 
-def merge(tallies: dict[str, Tally], observed: Iterable[FileTallies | None]) -> dict[str, Tally]:
+def merge(
+    tallies: dict[str, Tally], observed: Iterable[FileTallies | None], blocks: Blocks | None = None
+) -> dict[str, Tally]:
     """``tallies`` with every file's observations added, in order (a tally is made when first
-    observed, after those already in ``tallies``)."""
-    for ft in observed:
-        if ft is None:
-            continue
-        for name, counts in ft.counts.items():
-            tally = tallies.get(name)
-            if tally is None:
-                tally = tallies[name] = Tally()
+    observed, after those already in ``tallies``). ``blocks``: the sums of runs of files kept from
+    the last merge of the same family, reused where the run holds the same observations."""
+    if blocks is None:
+        for ft in observed:
+            if ft is not None:
+                _add_file(tallies, ft)
+        return tallies
+    return blocks.merge(tallies, observed)
+
+
+def _add_file(tallies: dict[str, Tally], ft: FileTallies) -> None:
+    for name, counts in ft.counts.items():
+        tally = tallies.get(name)
+        if tally is None:
+            tally = tallies[name] = Tally()
+        for value, n in counts.items():
+            tally.add(ft.language, ft.path, ft.domain, value, n)
+
+
+def _add_tallies(tallies: dict[str, Tally], part: dict[str, Tally]) -> None:
+    """``part`` (the sums of a run of files) added after what ``tallies`` holds: the same counts,
+    in the same key order, as adding the run's files one by one."""
+    for name, block in part.items():
+        tally = tallies.get(name)
+        if tally is None:
+            tally = tallies[name] = Tally()
+        _add_scoped(tally.by_language, block.by_language)
+        _add_scoped(tally.by_directory, block.by_directory)
+        _add_scoped(tally.by_domain, block.by_domain)
+
+
+def _add_scoped(into: dict[Any, Counter[str]], part: dict[Any, Counter[str]]) -> None:
+    for key, counts in part.items():
+        total = into.get(key)
+        if total is None:
+            into[key] = Counter(counts)  # a copy: the run's sums are kept as they are
+        else:
             for value, n in counts.items():
-                tally.add(ft.language, ft.path, ft.domain, value, n)
-    return tallies
+                total[value] = total.get(value, 0) + n
+
+
+class Blocks:
+    """One family's sums of runs of consecutive files, kept between merges (``learn_memo``).
+
+    A run ends before a file whose path hashes to 0 modulo ``size``, so runs are cut by content:
+    adding or removing a file moves no other run's bounds. A run whose files' observations are
+    the very objects it was summed from is reused; the others are summed again. Sums of runs
+    added in order give what adding every file in order gives (key order included): a key first
+    appears in the first run that has it, at the place of its first file there.
+    """
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size  # files in a run, on average
+        self._sums: dict[tuple[int, ...], tuple[tuple[FileTallies, ...], dict[str, Tally]]] = {}
+        self.summed = 0  # runs summed again by the last merge
+
+    def merge(self, tallies: dict[str, Tally], observed: Iterable[FileTallies | None]) -> dict[str, Tally]:
+        used: dict[tuple[int, ...], tuple[tuple[FileTallies, ...], dict[str, Tally]]] = {}
+        run: list[FileTallies] = []
+        self.summed = 0
+
+        def flush() -> None:
+            key = tuple(map(id, run))
+            # The kept entries hold their observations, so an id here is never another object's.
+            entry = used.get(key) or self._sums.get(key)
+            if entry is None:
+                part: dict[str, Tally] = {}
+                for ft in run:
+                    _add_file(part, ft)
+                entry = (tuple(run), part)
+                self.summed += 1
+            used[key] = entry
+            _add_tallies(tallies, entry[1])
+
+        for ft in observed:
+            if ft is None:
+                continue
+            if run and hash(ft.path) % self.size == 0:
+                flush()
+                run = []
+            run.append(ft)
+        if run:
+            flush()
+        self._sums = used
+        return tallies
 
 
 def scoped_conventions(
@@ -210,3 +286,19 @@ def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bo
 
 
 _RANK = {"off": 0, "loose": 1, "strict": 2}
+
+
+_T = TypeVar("_T")
+
+
+class Observations(list[_T]):
+    """One family's observations of the files learned, in their order, with the family's
+    :class:`Blocks` (what ``learn_memo`` hands a learner; ``blocks_of`` finds them)."""
+
+    def __init__(self, items: Iterable[_T], blocks: Blocks) -> None:
+        super().__init__(items)
+        self.blocks = blocks
+
+
+def blocks_of(observed: object) -> Blocks | None:
+    return observed.blocks if isinstance(observed, Observations) else None

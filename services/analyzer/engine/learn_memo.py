@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from services.analyzer.engine import documentation, formatting, idioms, naming, vocabulary
 from services.analyzer.engine import typing as typing_family
 from services.analyzer.engine.formatting import imports as imports_order
-from services.analyzer.engine.learn_inputs import FileTallies
+from services.analyzer.engine.learn_inputs import Blocks, FileTallies, Observations
 from services.source.facts import FileFacts
 
 BaseMethods = dict[str, tuple[str, ...]]
@@ -55,12 +55,12 @@ class _Record:
 class Observed:
     """Every family's observations of the files learned, in their order, and the running sums."""
 
-    naming: list[naming.Observed | None]
-    documentation: list[FileTallies]
-    typing: list[FileTallies | None]
-    idioms: list[FileTallies]
-    formatting: list[formatting.Observed | None]
-    imports: list[FileTallies | None]
+    naming: Observations[naming.Observed | None]
+    documentation: Observations[FileTallies]
+    typing: Observations[FileTallies | None]
+    idioms: Observations[FileTallies]
+    formatting: Observations[formatting.Observed | None]
+    imports: Observations[FileTallies | None]
     vocabulary: dict[str, int]
     acronyms: tuple[str, ...]
 
@@ -92,13 +92,17 @@ class LearnMemo:
     capitals: Counter[str] = field(default_factory=Counter)  # word -> distinct names writing it in capitals
     capitalized: Counter[str] = field(default_factory=Counter)
     last: MemoStats = field(default_factory=MemoStats)
+    # Per family, the sums of runs of files its last merge made (learn_inputs.Blocks), and the
+    # files in a run on average.
+    blocks: dict[str, Blocks] = field(default_factory=dict)
+    block: int = 64
 
     def observe(self, files: Sequence[FileFacts], domains: Mapping[str, str], base_methods: BaseMethods) -> Observed:
         """Every family's observations of ``files`` (distinct paths), reusing what is kept."""
         if len({f.path for f in files}) != len(files):
             raise ValueError("files to learn from by delta must have distinct paths")
         stats = MemoStats()
-        out = Observed([], [], [], [], [], [], {}, ())
+        names, docs, typed, habits, layout, imports = [], [], [], [], [], []
         seen: set[str] = set()
         for f in files:
             path = f.path
@@ -116,19 +120,29 @@ class LearnMemo:
                 record.documentation = documentation.observe(f, domain, base_methods)
                 record.documentation_bases = bases
             seen.add(path)
-            out.naming.append(record.naming)
-            out.documentation.append(record.documentation)
-            out.typing.append(record.typing)
-            out.idioms.append(record.idioms)
-            out.formatting.append(record.formatting)
-            out.imports.append(record.imports)
+            names.append(record.naming)
+            docs.append(record.documentation)
+            typed.append(record.typing)
+            habits.append(record.idioms)
+            layout.append(record.formatting)
+            imports.append(record.imports)
         for path in [p for p in self.records if p not in seen]:
             self._retract(self.records.pop(path))
             stats.removed += 1
-        out.vocabulary = vocabulary.vocabulary_of(self.words)
-        out.acronyms = naming.acronyms_from(self.capitals, self.capitalized)
         self.last = stats
-        return out
+        return Observed(
+            naming=Observations(names, self._blocks("naming")),
+            documentation=Observations(docs, self._blocks("documentation")),
+            typing=Observations(typed, self._blocks("typing")),
+            idioms=Observations(habits, self._blocks("idioms")),
+            formatting=Observations(layout, self._blocks("formatting")),
+            imports=Observations(imports, self._blocks("imports")),
+            vocabulary=vocabulary.vocabulary_of(self.words),
+            acronyms=naming.acronyms_from(self.capitals, self.capitalized),
+        )
+
+    def _blocks(self, family: str) -> Blocks:
+        return self.blocks.setdefault(family, Blocks(self.block))
 
     def _observe(self, f: FileFacts, domain: str) -> _Record:
         record = _Record(

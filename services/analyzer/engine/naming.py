@@ -15,6 +15,7 @@ from services.analyzer.engine.learn_inputs import (
     FileTallies,
     LearnInput,
     Tally,
+    blocks_of,
     majority,
     merge,
     scoped_conventions,
@@ -294,7 +295,7 @@ def learn(inp: LearnInput, observed: Sequence[Observed | None] | None = None) ->
     """``observed``: ``observe`` of each of ``inp.files``, when already known."""
     if observed is None:
         observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
-    tallies = merge({}, (o[0] for o in observed if o is not None))
+    tallies = merge({}, (o[0] for o in observed if o is not None), blocks_of(observed))
     examples: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
     for o in observed:
         if o is None:

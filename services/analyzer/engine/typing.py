@@ -11,7 +11,14 @@ from services.analyzer.engine.conventions import Convention
 from services.analyzer.engine.documentation import definition_lines, line_of, public_symbols, rate_builder
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learn_inputs import FileTallies, LearnInput, Tally, merge, scoped_conventions
+from services.analyzer.engine.learn_inputs import (
+    FileTallies,
+    LearnInput,
+    Tally,
+    blocks_of,
+    merge,
+    scoped_conventions,
+)
 from services.source.facts import FileFacts
 
 TYPED_KINDS: tuple[str, ...] = ("function", "method")
@@ -55,7 +62,8 @@ def learn(inp: LearnInput, observed: Sequence[FileTallies | None] | None = None)
     if observed is None:
         observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
     stubs = frozenset(stub_paths(inp.files))
-    types = merge({k: Tally() for k in TYPED_KINDS}, (o for o in observed if o is None or not has_stub(o.path, stubs)))
+    typed = (o for o in observed if o is None or not has_stub(o.path, stubs))
+    types = merge({k: Tally() for k in TYPED_KINDS}, typed, blocks_of(observed))
     out: list[Convention] = []
     for kind, tally in types.items():
         rule = type_rule(kind)

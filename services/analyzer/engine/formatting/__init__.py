@@ -15,7 +15,15 @@ from services.analyzer.engine.declared import PROSE_AND_DATA
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.formatting import layout
-from services.analyzer.engine.learn_inputs import Build, FileTallies, LearnInput, Tally, merge, scoped_conventions
+from services.analyzer.engine.learn_inputs import (
+    Build,
+    FileTallies,
+    LearnInput,
+    Tally,
+    blocks_of,
+    merge,
+    scoped_conventions,
+)
 from services.analyzer.engine.textscan import QUOTE_LANGUAGES
 from services.analyzer.engine.toolconfig import CUSTOMARY_LIMITS
 from services.source.facts import FileFacts
@@ -123,7 +131,7 @@ def learn(inp: LearnInput, observed: Sequence[Observed | None] | None = None) ->
     """``observed``: ``observe`` of each of ``inp.files``, when already known."""
     if observed is None:
         observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
-    tallies = merge({rule: Tally() for rule in _TEXT}, (o[0] for o in observed if o is not None))
+    tallies = merge({rule: Tally() for rule in _TEXT}, (o[0] for o in observed if o is not None), blocks_of(observed))
     maxima: dict[str, list[int]] = {}
     for o in observed:
         if o is not None:

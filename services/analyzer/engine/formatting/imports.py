@@ -15,7 +15,15 @@ from collections.abc import Sequence
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learn_inputs import Build, FileTallies, LearnInput, Tally, merge, scoped_conventions
+from services.analyzer.engine.learn_inputs import (
+    Build,
+    FileTallies,
+    LearnInput,
+    Tally,
+    blocks_of,
+    merge,
+    scoped_conventions,
+)
 from services.source.facts import FileFacts, Import
 
 FAMILY = "formatting"
@@ -108,7 +116,7 @@ def learn(inp: LearnInput, observed: Sequence[FileTallies | None] | None = None)
     """``observed``: ``observe`` of each of ``inp.files``, when already known."""
     if observed is None:
         observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
-    tally = merge({RULE: Tally()}, observed)[RULE]
+    tally = merge({RULE: Tally()}, observed, blocks_of(observed))[RULE]
     return scoped_conventions(tally, _build(inp), inp, RULE)
 
 
