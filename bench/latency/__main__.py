@@ -274,9 +274,13 @@ def after_reindex(
     return out
 
 
+_COUNTED = re.compile(r"(\d+) (decoded|kept|removed|observed|reused|dropped)\b")
+
+
 def learning_run(analyzer_log: Path, repo_id: str, head: str, timeout: float = 10) -> dict[str, float]:
     """The analyzer's own account of learning ``head`` (its log line): files decoded, kept and
-    removed, and milliseconds per step; empty when the line does not say (an older analyzer)."""
+    removed, files the learners observed again and reused, and milliseconds per step; empty when
+    the line does not say (an older analyzer)."""
     needle = f"learned {repo_id} at {head[:12]}"
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -284,7 +288,7 @@ def learning_run(analyzer_log: Path, repo_id: str, head: str, timeout: float = 1
             if needle not in line:
                 continue
             message = json.loads(line).get("message", "")
-            out = {k: float(n) for n, k in re.findall(r"(\d+) (decoded|kept|removed)", message)}
+            out = {k: float(n) for n, k in _COUNTED.findall(message)}
             out |= {k: float(v) for k, v in re.findall(r"(\w+)=([\d.]+)", message)}
             return out
         time.sleep(0.2)  # the log line may still be in the analyzer's buffer
@@ -420,7 +424,8 @@ def verdicts(r: dict[str, Any]) -> dict[str, bool]:
 
 def learning_line(runs: list[dict[str, float]]) -> str:
     """Medians over the re-indexes of what the analyzer reported for learning each of them."""
-    keys = sorted({k for run in runs for k in run}, key=lambda k: (k not in ("decoded", "kept", "removed"), k))
+    files = ("decoded", "kept", "removed", "observed", "reused", "dropped")
+    keys = sorted({k for run in runs for k in run}, key=lambda k: (files.index(k) if k in files else len(files), k))
     if not keys:
         return "learning after each re-index: not reported by this analyzer"
     parts = [f"{k} {statistics.median(run[k] for run in runs if k in run):g}" for k in keys]

@@ -267,11 +267,12 @@ async def learn_and_store(
     await _prepare(deps, entry, answered, facts)
     spent = timings | {"prepare": round((time.perf_counter() - loaded) * 1000, 1)}
     log.info(
-        "learned %s at %s: %d files (%s), %d conventions; ms %s",
+        "learned %s at %s: %d files (%s; %s), %d conventions; ms %s",
         repo_id,
         answered[:12],
         len(facts),
-        ", ".join(f"{n} {k}" for k, n in (delta.as_dict() | state.learned.last.as_dict()).items()),
+        ", ".join(f"{n} {k}" for k, n in delta.as_dict().items()),
+        ", ".join(f"{n} {k}" for k, n in state.learned.last.as_dict().items()),
         len(model.conventions),
         " ".join(f"{k}={v}" for k, v in spent.items()),
     )

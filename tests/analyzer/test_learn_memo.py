@@ -106,7 +106,7 @@ def test_a_chain_of_real_commits_learned_by_delta_equals_full_relearns(chain: li
         }
         changed = sum(1 for path, entry in current.items() if previous.get(path) != entry)
         assert memo.last.observed == changed
-        assert memo.last.removed == len(previous.keys() - current.keys())
+        assert memo.last.dropped == len(previous.keys() - current.keys())
         previous = current
 
 
@@ -120,12 +120,12 @@ def test_an_unchanged_snapshot_observes_nothing_and_a_one_file_change_one_file()
     first = encode_model(learn(facts, memo=memo))
     assert memo.last.observed == parsed
     assert encode_model(learn(facts, memo=memo)) == first
-    assert (memo.last.observed, memo.last.reused, memo.last.removed) == (0, parsed, 0)
+    assert (memo.last.observed, memo.last.reused, memo.last.dropped) == (0, parsed, 0)
     i = next(i for i, f in enumerate(facts) if f.path.endswith("naming.py"))
     changed = extract(facts[i].path, _blob_text(facts[i].path, commits[-1]) + b"\n\ndef loadItems(Value):\n    pass\n")
     facts[i] = changed
     assert encode_model(learn(facts, memo=memo)) == encode_model(learn(facts))
-    assert (memo.last.observed, memo.last.removed) == (1, 0)
+    assert (memo.last.observed, memo.last.dropped) == (1, 0)
 
 
 def _blob_text(path: str, commit: str) -> bytes:

@@ -129,7 +129,7 @@ async def test_a_relearn_by_delta_stores_the_model_a_replica_without_state_learn
     [first] = await models(harness)
     learned = first.summary["learn_delta"]
     assert learned["observed"] > 0
-    assert (learned["reused"], learned["removed"]) == (0, 0)
+    assert (learned["reused"], learned["dropped"]) == (0, 0)
 
     repo.head = "c0ffee0000000000000000000000000000000002"
     changed = next(p for p in sorted(repo.files) if p.endswith(".py"))
@@ -137,7 +137,7 @@ async def test_a_relearn_by_delta_stores_the_model_a_replica_without_state_learn
     await publish_indexed(bus, repo.head)
     await wait_for(learned_at(harness, repo.head))
     [row] = [r for r in await models(harness) if r.commit == repo.head]
-    assert row.summary["learn_delta"] == {"observed": 1, "reused": learned["observed"] - 1, "removed": 0}
+    assert row.summary["learn_delta"] == {"observed": 1, "reused": learned["observed"] - 1, "dropped": 0}
 
     replica_b = Deps.build(harness.deps.db, harness.deps.settings)  # no facts, no memo
     try:

@@ -67,14 +67,14 @@ class Observed:
 
 @dataclass
 class MemoStats:
-    """What the last run did: files observed (new or changed), reused, and dropped."""
+    """What the last run did: files observed (new or changed), reused, and dropped (gone)."""
 
     observed: int = 0
     reused: int = 0
-    removed: int = 0
+    dropped: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"observed": self.observed, "reused": self.reused, "removed": self.removed}
+        return {"observed": self.observed, "reused": self.reused, "dropped": self.dropped}
 
 
 @dataclass
@@ -128,7 +128,7 @@ class LearnMemo:
             imports.append(record.imports)
         for path in [p for p in self.records if p not in seen]:
             self._retract(self.records.pop(path))
-            stats.removed += 1
+            stats.dropped += 1
         self.last = stats
         return Observed(
             naming=Observations(names, self._blocks("naming")),
