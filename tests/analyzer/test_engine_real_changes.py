@@ -741,3 +741,32 @@ def test_an_empty_catch_has_not_earned_the_strict_level() -> None:
         ("idioms.swallowed_exception", 4, LOOSE)
     ]
     assert _found(_review(_learn(files), "lib/ipc/get-each.js", text), "idioms") == [("idioms.swallowed_exception", 4)]
+
+
+def test_two_foreign_quotes_on_a_line_are_one_finding() -> None:
+    # express's "should accept Uint8Array" test: `res.set("Content-Type", "text/plain")` in a
+    # single-quoted suite was two findings on one line.
+    files = {
+        f"test/res.part{i}.js": (
+            f"var express = require('../');\n\ndescribe('res', function () {{\n  it('sends {i}', function () {{\n"
+            f"    express().get('/{i}', function (req, res) {{ res.set('Content-Type', 'text/plain'); }});\n"
+            "  });\n});\n"
+        )
+        for i in range(60)
+    }
+    model = _learn(files)
+    text = """\
+    it('should accept Uint8Array', function (done) {
+      var app = express();
+      app.use(function (req, res) {
+        const encodedHey = new TextEncoder().encode("hey");
+        res.set("Content-Type", "text/plain").send(encodedHey);
+      });
+    });
+    """
+    found = [f for f in _review(model, "test/res.send.js", text) if f.rule == "formatting.quotes"]
+    assert [(f.start_line, f.message.split(",")[0]) for f in found] == [
+        (4, "string literal uses double quotes"),
+        (5, "2 string literals use double quotes"),
+    ]
+    assert found[1].suggestion == "    res.set('Content-Type', 'text/plain').send(encodedHey);"

@@ -13,7 +13,7 @@ from functools import lru_cache
 from services.analyzer.engine.conventions import Convention
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, requote
+from services.analyzer.engine.textscan import LEXED_LANGUAGES, Literal, Scan, requote
 from services.analyzer.engine.thresholds import LOOSE
 from services.source.formatting import judged, without_pragma
 
@@ -186,27 +186,38 @@ _JSX_LANGUAGES = frozenset({"javascript", "jsx", "tsx"})
 
 
 def quotes(fc: FileCheck, conv: Convention) -> None:
+    """One finding per line: two foreign literals on a line (`res.set("Content-Type", "text/plain")`)
+    are one nit, and its suggestion requotes both."""
     want = '"' if conv.choice == "double" else "'"
     other = "'" if want == '"' else '"'
     if other not in fc.text:
         return
     lines = fc.lines
     jsx = fc.language in _JSX_LANGUAGES
+    by_line: dict[int, list[Literal]] = {}
     for lit in lexed(fc).literals:
         if lit.quote == want or want in lit.body or not fc.touches(lit.line, lit.line):
             continue
-        line = lines[lit.line - 1].rstrip("\r")
-        if jsx and _JSX_ATTRIBUTE.search(line, 0, lit.start):
+        if jsx and _JSX_ATTRIBUTE.search(lines[lit.line - 1], 0, lit.start):
             continue
-        fixed = requote(lit.body, want)
-        suggestion = line[: lit.start] + fixed + line[lit.end :] if fixed is not None else None
+        by_line.setdefault(lit.line, []).append(lit)
+    for number, found in by_line.items():
+        line = lines[number - 1].rstrip("\r")
+        suggestion: str | None = line
+        for lit in sorted(found, key=lambda x: -x.start):  # right to left: columns stay valid
+            fixed = requote(lit.body, want)
+            if fixed is None or suggestion is None:
+                suggestion = None
+                break
+            suggestion = suggestion[: lit.start] + fixed + suggestion[lit.end :]
+        what = "string literal uses" if len(found) == 1 else f"{len(found)} string literals use"
         fc.emit(
             conv,
-            lit.line,
-            f"string literal uses {'single' if want == chr(34) else 'double'} quotes, but {conv.description}",
+            number,
+            f"{what} {'single' if want == chr(34) else 'double'} quotes, but {conv.description}",
             severity=INFO,
             suggestion=suggestion,
-            key=lit.body,
+            key=found[0].body,
         )
 
 
