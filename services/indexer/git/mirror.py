@@ -120,10 +120,11 @@ def ensure_mirror(
     with _locked(dest_path):
         try:
             if (dest_path / "HEAD").is_file():
-                stderr = _fetch(dest_path, url, access, timeout, max_size_bytes)
+                stderr, head = _fetch(dest_path, url, access, timeout, max_size_bytes)
                 created = False
             else:
                 stderr = _clone(dest_path, url, access, timeout, max_size_bytes)
+                head = _head_or_none(dest_path)
                 created = True
         except GitError as exc:
             unsafe = unsafe_objects(exc)
@@ -137,7 +138,7 @@ def ensure_mirror(
             path=dest_path,
             created=created,
             size_bytes=size,
-            head=_head_or_none(dest_path),
+            head=head,
             notes=tuple(tolerated_notes(stderr)),
         )
 
@@ -164,7 +165,8 @@ def _clone(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: i
     return result.stderr
 
 
-def _fetch(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: int) -> str:
+def _fetch(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: int) -> tuple[str, str | None]:
+    """Fetch into the mirror: git's messages, and the commit HEAD resolves to (None when none)."""
     # The registered URL may have changed since the clone; the stored one is never trusted.
     run_git(["config", "remote.origin.url", url], git_dir=dest)
     try:
@@ -180,9 +182,11 @@ def _fetch(dest: Path, url: str, access: GitAccess, timeout: float, max_bytes: i
         for leftover in (dest / "objects" / "pack").glob("tmp_*"):
             leftover.unlink(missing_ok=True)
         raise
-    if _head_or_none(dest) is None and _has_refs(dest):
+    head = _head_or_none(dest)
+    if head is None and _has_refs(dest):
         _repair_head(dest, access, timeout)
-    return result.stderr
+        head = _head_or_none(dest)
+    return result.stderr, head
 
 
 def _repair_head(dest: Path, access: GitAccess, timeout: float) -> None:
