@@ -15,6 +15,9 @@ from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Co
 from services.analyzer.engine.thresholds import Thresholds
 from services.source.facts import FileFacts
 
+_T = TypeVar("_T")
+_P = TypeVar("_P")
+
 # Turns counts of observed values in one scope into a convention (or None when nothing to learn).
 Build = Callable[[str, Scope, Counter[str]], Convention | None]
 CoChange = tuple[str, str, int, float]  # (path a, path b, commits together, P(b changes | a changes))
@@ -185,38 +188,58 @@ class Blocks:
 
     def __init__(self, size: int = 64) -> None:
         self.size = size  # files in a run, on average
-        self._sums: dict[tuple[int, ...], tuple[tuple[FileTallies, ...], dict[str, Tally]]] = {}
-        self.summed = 0  # runs summed again by the last merge
+        self._sums: dict[str, dict[tuple[int, ...], tuple[tuple[Any, ...], Any]]] = {}
+        self.summed = 0  # runs summed again by the last fold
 
     def merge(self, tallies: dict[str, Tally], observed: Iterable[FileTallies | None]) -> dict[str, Tally]:
-        used: dict[tuple[int, ...], tuple[tuple[FileTallies, ...], dict[str, Tally]]] = {}
-        run: list[FileTallies] = []
+        files = (ft for ft in observed if ft is not None)
+        self.fold("tallies", files, _path_of, _sum_run, lambda part: _add_tallies(tallies, part))
+        return tallies
+
+    def fold(
+        self,
+        what: str,
+        items: Iterable[_T],
+        path: Callable[[_T], str],
+        total: Callable[[list[_T]], _P],
+        add: Callable[[_P], None],
+    ) -> None:
+        """``add(total(run))`` for each run of ``items`` in order, ``total`` reused from the last
+        fold of ``what`` for a run of the same objects. ``add`` must not change what it is given."""
+        kept = self._sums.get(what, {})
+        used: dict[tuple[int, ...], tuple[tuple[Any, ...], Any]] = {}
+        run: list[_T] = []
         self.summed = 0
 
         def flush() -> None:
             key = tuple(map(id, run))
-            # The kept entries hold their observations, so an id here is never another object's.
-            entry = used.get(key) or self._sums.get(key)
+            # The kept entries hold their items, so an id here is never another object's.
+            entry = used.get(key) or kept.get(key)
             if entry is None:
-                part: dict[str, Tally] = {}
-                for ft in run:
-                    _add_file(part, ft)
-                entry = (tuple(run), part)
+                entry = (tuple(run), total(run))
                 self.summed += 1
             used[key] = entry
-            _add_tallies(tallies, entry[1])
+            add(entry[1])
 
-        for ft in observed:
-            if ft is None:
-                continue
-            if run and hash(ft.path) % self.size == 0:
+        for item in items:
+            if run and hash(path(item)) % self.size == 0:
                 flush()
                 run = []
-            run.append(ft)
+            run.append(item)
         if run:
             flush()
-        self._sums = used
-        return tallies
+        self._sums[what] = used
+
+
+def _path_of(ft: FileTallies) -> str:
+    return ft.path
+
+
+def _sum_run(run: list[FileTallies]) -> dict[str, Tally]:
+    part: dict[str, Tally] = {}
+    for ft in run:
+        _add_file(part, ft)
+    return part
 
 
 def scoped_conventions(
@@ -286,9 +309,6 @@ def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bo
 
 
 _RANK = {"off": 0, "loose": 1, "strict": 2}
-
-
-_T = TypeVar("_T")
 
 
 class Observations(list[_T]):

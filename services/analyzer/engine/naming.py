@@ -296,15 +296,7 @@ def learn(inp: LearnInput, observed: Sequence[Observed | None] | None = None) ->
     if observed is None:
         observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
     tallies = merge({}, (o[0] for o in observed if o is not None), blocks_of(observed))
-    examples: dict[str, dict[tuple[str, str], list[tuple[str, str]]]] = {}
-    for o in observed:
-        if o is None:
-            continue
-        ft, names = o
-        for role, style, name in names:
-            ex = examples.setdefault(role, {}).setdefault((ft.language, style), [])
-            if len(ex) < _EXAMPLE_POOL:
-                ex.append((ft.path, name))
+    examples = _example_pools(observed)
     if "method" in tallies and "function" in tallies:
         tallies["method"] = _pooled(tallies["method"], tallies["function"])
     out: list[Convention] = []
@@ -312,6 +304,42 @@ def learn(inp: LearnInput, observed: Sequence[Observed | None] | None = None) ->
         build = _builder(role, inp, examples.get(role, {}))
         out.extend(scoped_conventions(tally, build, inp, rule_for(role), with_domains=True))
     return out
+
+
+Pools = dict[str, dict[tuple[str, str], list[tuple[str, str]]]]  # role -> (language, style) -> (path, name)
+
+
+def _example_pools(observed: Sequence[Observed | None]) -> Pools:
+    """The first ``_EXAMPLE_POOL`` names of each role, language and style, in the files' order
+    (by runs of files kept from the last learn, when ``observed`` comes from ``learn_memo``)."""
+    pools: Pools = {}
+
+    def add(part: Pools) -> None:
+        for role, by_style in part.items():
+            into = pools.setdefault(role, {})
+            for key, found in by_style.items():
+                pool = into.setdefault(key, [])
+                room = _EXAMPLE_POOL - len(pool)
+                if room > 0:
+                    pool.extend(found[:room])
+
+    files = (o for o in observed if o is not None)
+    blocks = blocks_of(observed)
+    if blocks is None:
+        add(_run_pools(list(files)))
+    else:
+        blocks.fold("examples", files, lambda o: o[0].path, _run_pools, add)
+    return pools
+
+
+def _run_pools(run: list[Observed]) -> Pools:
+    pools: Pools = {}
+    for ft, names in run:
+        for role, style, name in names:
+            pool = pools.setdefault(role, {}).setdefault((ft.language, style), [])
+            if len(pool) < _EXAMPLE_POOL:
+                pool.append((ft.path, name))
+    return pools
 
 
 def _pooled(methods: Tally, functions: Tally) -> Tally:
