@@ -23,7 +23,8 @@ import msgspec
 # 9: a JavaScript/TypeScript method with a computed or quoted key (`[Symbol.iterator]`) names no identifier;
 #    tsd's type tests (`test-d/`, `*.test-d.ts`) are tests.
 # 10: Import.optional (a Python import an ``except ImportError`` guards).
-FACTS_SCHEMA_VERSION = 10
+# 11: a JavaScript console.log that only forwards spread arguments (`console.log(...args)`) is no print.
+FACTS_SCHEMA_VERSION = 11
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

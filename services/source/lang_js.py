@@ -320,6 +320,13 @@ def _add(ctx: Ctx, module: str, names: tuple[str, ...], row: int) -> None:
     ctx.add_import(module, names, row, relative=relative, group=group)
 
 
+def _forwards(call: Node) -> bool:
+    args = call.child_by_field_name("arguments")
+    return (
+        args is not None and args.named_child_count > 0 and all(a.type == "spread_element" for a in args.named_children)
+    )
+
+
 def _sites(file: _File) -> None:
     ctx = file.ctx
     data = ctx.data
@@ -330,7 +337,9 @@ def _sites(file: _File) -> None:
             if node.type == "property_identifier" and call is not None and call.type == "call_expression":
                 method = match.group(1).decode()
                 # console.log and kin print, as print() does in Python; warn/error report problems.
-                kind = "print_call" if method in _CONSOLE_OUTPUT else "console_call"
+                # A call that only forwards spread arguments (yargs's logger: `console.log(...args)`)
+                # is a wrapper's output channel, not a print left in.
+                kind = "print_call" if method in _CONSOLE_OUTPUT and not _forwards(call) else "console_call"
                 ctx.statement(kind, node.start_point.row, f"console.{method}")
     if b"this" in data:
         for match, node in ctx.sites(_THIS_ASSIGN, 1):

@@ -770,3 +770,23 @@ def test_two_foreign_quotes_on_a_line_are_one_finding() -> None:
         (5, "2 string literals use double quotes"),
     ]
     assert found[1].suggestion == "    res.set('Content-Type', 'text/plain').send(encodedHey);"
+
+
+def test_a_console_log_that_forwards_its_arguments_is_output() -> None:
+    # yargs's logger: `log: (...args) => { if (!this[kHasParseCallback]()) console.log(...args); }`.
+    files = {f"lib/part{i}.ts": f"export const part{i} = (x: number): number => x + {i};\n" for i in range(30)}
+    model = _learn(files)
+    text = """\
+    export function createLogger(quiet: () => boolean) {
+      return {
+        log: (...args: unknown[]) => {
+          if (!quiet()) console.log(...args);
+        },
+      };
+    }
+    export function parse(argv: string[]): string[] {
+      console.log('parsing', argv);
+      return argv;
+    }
+    """
+    assert _found(_review(model, "lib/yargs-factory.ts", text), "idioms.print") == [("idioms.print", 9)]
