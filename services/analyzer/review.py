@@ -91,6 +91,7 @@ def review(
     """Findings for ``targets`` (limited to their changed lines) plus the change-level ones, with
     those the base already had set apart in ``preexisting``."""
     out = Outcome()
+    model = with_change_stubs(model, targets)
     check_prefs = prefs.check_prefs(model.config.level)
     whole = msgspec.structs.replace(check_prefs, max_per_rule=1 << 30)  # for pairing: nothing capped
     with_base = any(t.base is not None for t in targets)
@@ -154,6 +155,20 @@ def review(
     out.findings = _kept(entry, prefs, check_prefs, out.findings)
     out.preexisting = _kept(entry, prefs, check_prefs, preexisting)
     return out
+
+
+def with_change_stubs(model: ConventionModel, targets: list[Target]) -> ConventionModel:
+    """The model with the ``.pyi`` stubs as the change leaves them: a stub added beside its module
+    in the same change types that module (typing.has_stub), one the change deletes no longer does."""
+    stubs = set(model.stubs)
+    for t in targets:
+        if t.path.endswith(".pyi"):
+            (stubs.discard if t.status == "deleted" else stubs.add)(t.path)
+        if t.old_path.endswith(".pyi") and t.old_path != t.path:
+            stubs.discard(t.old_path)
+    if stubs == set(model.stubs):
+        return model
+    return msgspec.structs.replace(model, stubs=tuple(sorted(stubs)))
 
 
 def redeclared_rules(targets: list[Target]) -> frozenset[str]:

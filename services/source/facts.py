@@ -24,7 +24,8 @@ import msgspec
 #    tsd's type tests (`test-d/`, `*.test-d.ts`) are tests.
 # 10: Import.optional (a Python import an ``except ImportError`` guards).
 # 11: a JavaScript console.log that only forwards spread arguments (`console.log(...args)`) is no print.
-FACTS_SCHEMA_VERSION = 11
+# 12: a shorthand key of a JavaScript object pattern (`const { node_fields } = meta`) names no identifier.
+FACTS_SCHEMA_VERSION = 12
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

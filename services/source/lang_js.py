@@ -251,9 +251,11 @@ def _declaration(file: _File, node: Node) -> None:
         row = declarator.start_point.row
         if name_node is None:
             continue
-        if name_node.type != "identifier":  # destructuring: const { a, b } = obj
+        if name_node.type != "identifier":  # destructuring: const [a, b] = pair
+            # `const { node_fields } = meta` spells a key of the object (a data format's, an API's):
+            # the author named only what an array pattern or a renaming pair binds.
             for item in name_node.named_children:
-                if item.type in ("identifier", "shorthand_property_identifier_pattern"):
+                if item.type == "identifier":
                     ctx.ident(ctx.text(item), "variable", item.start_point.row, scope)  # its own line
             continue
         name = ctx.text(name_node)

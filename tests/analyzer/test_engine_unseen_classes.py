@@ -1,0 +1,225 @@
+"""Issue #24's false-alarm and miss classes that test_engine_real_changes.py did not pin yet, one
+test per class, each on small code shaped like what showed it, each with a real deviation beside
+the false alarm so the rule is shown alive."""
+
+from __future__ import annotations
+
+from services.analyzer.review import Target
+from tests.analyzer.test_engine_baseline import _review as _review_change
+from tests.analyzer.test_engine_real_changes import _UNTYPED, _found, _learn, _repository, _review
+
+
+def test_a_lower_case_status_class_and_a_sentinel_are_names_an_api_imposed() -> None:
+    # httpx's `class codes(IntEnum)` mirrors `requests.codes`; `undefined = _Undefined()` is a
+    # sentinel spelled like the value it stands for.
+    files = _repository()
+    files.update({f"acme/limits/limit{i}.py": f'"""Limit {i}."""\n\nMAX_RETRIES_{i} = {i}\n' for i in range(20)})
+    model = _learn(files)
+    findings = _review(
+        model,
+        "acme/clients/status.py",
+        '''
+        """Status codes."""
+
+        from enum import IntEnum
+
+
+        class codes(IntEnum):
+            """HTTP status codes, as requests spells them."""
+
+            OK = 200
+            NOT_FOUND = 404
+
+
+        class _Undefined:
+            """Nothing was passed."""
+
+
+        undefined = _Undefined()
+
+
+        class statusTable:
+            """A mixed-case class the repository does not write."""
+        ''',
+    )
+    assert _found(findings, "naming") == [("naming.case.class", 20)]
+
+
+def test_ops_itms_and_prs_are_not_read_as_options_items_and_parse() -> None:
+    files = _repository()
+    files["acme/clients/options.py"] = (
+        '"""Options."""\n\n\ndef parse_options(options: dict, items: list, parse_mode: str) -> dict:\n'
+        '    """Parse."""\n    return options\n'
+    )
+    model = _learn(files)
+    findings = _review(
+        model,
+        "acme/clients/install.py",
+        '''
+        """Ad-hoc install links and merged pull requests."""
+
+
+        def install_link(itms_url: str, ops: list[str], prs: list[int], usr_name: str) -> str:
+            """The itms-services link, the operations and pull requests it lists."""
+            return itms_url
+        ''',
+    )
+    assert [(f.rule, f.suggestion) for f in findings if f.rule == "vocabulary.term"] == [
+        ("vocabulary.term", "user_name")
+    ]
+
+
+def test_async_and_codec_overrides_of_documented_base_methods_need_no_docstring() -> None:
+    # aclose of an async transport, decode of a decoder, click's get_command of a MultiCommand.
+    files = _repository()
+    files["acme/commands/base.py"] = (
+        '"""Commands."""\n\n\nclass MultiCommand:\n    """Holds commands."""\n\n'
+        "    def get_command(self, ctx: object, name: str) -> object:\n"
+        '        """The command ``name``."""\n        return None\n\n\n'
+        'class BaseDecoder:\n    """Decodes content."""\n\n'
+        '    def decode(self, data: bytes) -> bytes:\n        """Decode ``data``."""\n        return data\n\n\n'
+        'class AsyncBaseTransport:\n    """An async transport."""\n\n'
+        '    async def aclose(self) -> None:\n        """Release it."""\n\n\n'
+        # As in click and httpx, the repository derives its own classes from these bases.
+        'class Group(MultiCommand):\n    """A group."""\n\n\n'
+        'class AsyncHTTPTransport(AsyncBaseTransport):\n    """Over HTTP."""\n'
+    )
+    model = _learn(files)
+    findings = _review(
+        model,
+        "acme/commands/lazy.py",
+        '''
+        """Lazy commands."""
+
+        from acme.commands.base import AsyncBaseTransport, BaseDecoder, MultiCommand
+
+
+        class LazyGroup(MultiCommand):
+            """Loads commands on first use."""
+
+            def get_command(self, ctx: object, name: str) -> object:
+                return None
+
+            def list_lazy(self) -> list[str]:
+                return []
+
+
+        class IdentityDecoder(BaseDecoder):
+            """Leaves content as it is."""
+
+            def decode(self, data: bytes) -> bytes:
+                return data
+
+
+        class MockTransport(AsyncBaseTransport):
+            """Answers from a handler."""
+
+            async def aclose(self) -> None:
+                pass
+        ''',
+    )
+    assert _found(findings, "documentation") == [("documentation.docstring.method", 12)]
+
+
+def test_go_subtest_style_test_names_are_how_go_test_names_cases() -> None:
+    files = {
+        f"store/part{i}_test.go": (
+            f'package store\n\nimport "testing"\n\nfunc TestGetValue{i}(t *testing.T) {{\n}}\n\n'
+            f"func TestSetValue{i}(t *testing.T) {{\n}}\n"
+        )
+        for i in range(20)
+    }
+    files.update(
+        {f"store/part{i}.go": f"package store\n\nfunc readValue{i}() int {{\n\treturn {i}\n}}\n" for i in range(20)}
+    )
+    model = _learn(files)
+    text = (
+        'package store\n\nimport "testing"\n\nfunc TestParse_WithFlags(t *testing.T) {\n}\n\n'
+        "func read_all_values() int {\n\treturn 0\n}\n"
+    )
+    assert _found(_review(model, "store/parse_test.go", text), "naming") == [("naming.case.function", 8)]
+
+
+def test_keys_a_data_format_fixes_are_not_the_authors_names() -> None:
+    # A V8 heap snapshot's `meta.node_fields`, destructured as the format spells it.
+    files = {
+        f"src/part{i}.js": (
+            f"export function readPart{i}(snapshotData) {{\n  const nodeCount = snapshotData.length;\n"
+            "  return nodeCount;\n}\n"
+        )
+        for i in range(30)
+    }
+    model = _learn(files)
+    text = """\
+    export function readSnapshot(snapshot) {
+      const { node_fields, node_types } = snapshot.snapshot.meta;
+      const fieldCount = snapshot.snapshot.meta.node_fields.length;
+      const edge_count = fieldCount + node_types.length;
+      return node_fields.length + edge_count;
+    }
+    """
+    assert _found(_review(model, "src/heap.js", text), "naming") == [("naming.case.variable", 4)]
+
+
+def test_comprehension_variables_are_judged_for_vocabulary() -> None:
+    model = _learn(_repository())
+    findings = _review(
+        model,
+        "acme/clients/names.py",
+        '''
+        """Header names."""
+
+
+        def header_names(headers: list[str]) -> list[str]:
+            """Every header's name."""
+            return [hdr.split(":")[0] for hdr in headers]
+        ''',
+    )
+    assert [(f.rule, f.start_line, f.suggestion) for f in findings if f.rule == "vocabulary.term"] == [
+        ("vocabulary.term", 6, "header")
+    ]
+
+
+def test_a_stub_added_in_the_same_change_types_its_module() -> None:
+    stub = "def quote(text: str, safe: str) -> str: ...\n"
+    pair = _review_change(
+        Target("acme/_speedups.pyi", "added", stub.encode(), None),
+        Target("acme/_speedups.py", "added", _UNTYPED.encode(), None),
+    )
+    assert [f.rule for f in pair.findings if f.rule.startswith("typing")] == []
+    alone = _review_change(Target("acme/_speedups.py", "added", _UNTYPED.encode(), None))
+    assert [f.rule for f in alone.findings if f.rule.startswith("typing")] == ["typing.annotations.function"]
+
+
+def test_foreign_libraries_for_json_templates_and_regular_expressions() -> None:
+    files = _repository()
+    files.update(
+        {
+            f"acme/render/page{i}.py": (
+                f'"""Page {i}."""\n\nimport json\nimport re\n\nimport jinja2\n\n\n'
+                f"def render_{i}(text: str) -> str:\n"
+                '    """Render."""\n'
+                '    return jinja2.Template(re.sub("a", "b", json.dumps(text))).render()\n'
+            )
+            for i in range(12)
+        }
+    )
+    model = _learn(files)
+    text = '''
+        """A faster page."""
+
+        import mako.template
+        import orjson
+        import regex
+
+
+        def render_fast(text: str) -> str:
+            """Render."""
+            return mako.template.Template(regex.sub("a", "b", orjson.dumps(text).decode())).render()
+        '''
+    found = sorted(f.rule for f in _review(model, "acme/render/fast.py", text) if f.rule.startswith("dependencies"))
+    assert found == [
+        "dependencies.library.json",
+        "dependencies.library.regex",
+        "dependencies.library.templating",
+    ]
