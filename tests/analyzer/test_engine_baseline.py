@@ -255,6 +255,28 @@ def test_moved_findings_keep_their_fingerprint_and_findings_are_deterministic() 
     assert again.preexisting == _review(_modified("acme/legacy.py", LEGACY, textwrap.dedent(head))).preexisting
 
 
+def test_a_library_the_change_declares_in_the_manifest_it_edits_is_not_an_undeclared_dependency() -> None:
+    # nox's "include time on longer runs": sessions.py imports humanize, which the same change adds
+    # to pyproject.toml's dependencies; anyio adds winloop to its test extra beside the import.
+    before = '[project]\nname = "nox"\ndependencies = [\n  "colorlog>=2.6.1",\n]\n'
+    after = before.replace('  "colorlog>=2.6.1",\n', '  "colorlog>=2.6.1",\n  "humanize>=4",\n')
+    files = {f"nox/kind{i}.py": _module(i) for i in range(40)}
+    model = learn(
+        resolve_imports([extract(p, t.encode()) for p, t in files.items()]), tool_configs={"pyproject.toml": before}
+    )
+    base = _module(3)
+    head = base.replace("import logging\n", "import logging\n\nimport humanize\nimport plumbum\n")
+    code = _modified("nox/kind3.py", base, head)
+    manifest = Target("pyproject.toml", "modified", after.encode(), {5}, base=before.encode())
+
+    assert _rules(_review(code, model=model).findings) == [
+        ("dependencies.library.new", 7),
+        ("dependencies.library.new", 8),
+    ]
+    # The manifest edit declares humanize; plumbum, declared nowhere, is still a new dependency.
+    assert _rules(_review(code, manifest, model=model).findings) == [("dependencies.library.new", 8)]
+
+
 def test_a_change_that_edits_its_tool_configuration_is_not_held_to_the_settings_it_replaces() -> None:
     # tenacity's "enable black": black's 88-character output, and the tox.ini it edits ignores E501.
     before = "[flake8]\nignore = W503\n"

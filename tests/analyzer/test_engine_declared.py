@@ -134,6 +134,20 @@ def test_a_linter_reports_long_strings_where_a_formatter_would_not() -> None:
     assert (setting.choice, setting.code_only) == ("100", True)
 
 
+def test_a_line_of_one_word_is_long_only_where_the_linter_reports_it() -> None:
+    # packaging's test data under ruff's E501 (88): a wheel file name alone on its line, and a
+    # pytest node id in noxfile.py; ruff spares a line with no space in it: nothing shortens it.
+    files = python_repo(long_lines=False)
+    wheel = '            "pyvirtualcam-0.13.0-cp310-cp310-manylinux2014_x86_64.manylinux_2_17_x86_64.whl",'
+    text = module_with("WHEELS = [\n" + wheel + "\n]") + "TOTAL = " + " + ".join(f"count_{n}" for n in range(12)) + "\n"
+    code_line = text.count("\n")
+    ruff = learn(files, tool_configs={"pyproject.toml": '[tool.ruff.lint]\nselect = ["E501"]\n'})
+    assert [n for n, _ in long_line_findings(ruff, "app/reports/audit.py", text)] == [code_line]
+    # pycodestyle (flake8) reports such a word outside a multi-line string or a comment.
+    flake8 = learn(files, tool_configs={"setup.cfg": "[flake8]\nmax-line-length = 88\n"})
+    assert [n for n, _ in long_line_findings(flake8, "app/reports/audit.py", text)] == [code_line - 2, code_line]
+
+
 def test_a_declared_setting_the_code_keeps_agrees_with_the_learned_one() -> None:
     model = learn(python_repo(long_lines=False), tool_configs={"pyproject.toml": "[tool.black]\nline-length = 79\n"})
 

@@ -105,6 +105,38 @@ def test_print_to_a_chosen_stream_is_output_not_a_leftover() -> None:
     assert _found(findings, "idioms.print") == [("idioms.print", 10)]
 
 
+def test_a_new_print_in_a_module_that_already_prints_is_its_output() -> None:
+    # nox's tasks.py lists sessions with print(); `nox --usage` adds one more print there.
+    model = _learn(_repository())
+    base = """
+        \"\"\"Tasks of the command line.\"\"\"
+
+
+        def honor_list_request(sessions: list[str]) -> int:
+            \"\"\"Print the sessions.\"\"\"
+            for name in sessions:
+                print(f"* {name}")
+            return 0
+        """
+    head = (
+        base
+        + """
+
+        def honor_usage_request(description: str) -> int:
+            \"\"\"Print a session's docstring.\"\"\"
+            print(description)
+            return 0
+        """
+    )
+    text = textwrap.dedent(head).lstrip("\n")
+    added = set(range(text.count("\n", 0, text.index("def honor_usage")) + 1, text.count("\n") + 1))
+    checked = check(extract("acme/clients/tasks.py", text.encode()), text, model, changed_lines=added)
+    assert _found(checked, "idioms.print") == []
+    # In a module that never printed, the same print is a leftover.
+    fresh = check(extract("acme/clients/usage.py", text.encode()), text, model, changed_lines=added | {7})
+    assert _found(fresh, "idioms.print") == [("idioms.print", 7), ("idioms.print", 13)]
+
+
 def test_a_bare_except_is_exempt_only_when_it_always_reraises() -> None:
     model = _learn(_repository())
     findings = _review(
@@ -152,6 +184,48 @@ def test_the_bare_except_suggestion_has_no_indentation_and_never_breaks_the_broa
     assert [(f.start_line, f.suggestion) for f in bare] == [(9, "except Exception:")]
 
 
+def test_a_test_or_fixture_catching_exception_does_so_on_purpose() -> None:
+    # loguru's exception-rendering fixtures catch `Exception` to log it: that is their point.
+    files = {**_repository(), **{f"tests/test_client{i}.py": _test_file(i) for i in range(30)}}
+    model = _learn(files)  # no file catches Exception: the broad rule is strict here
+    fixture = """
+        from loguru import logger
+
+        import sys
+
+
+        def recursive():
+            recursive()
+
+
+        try:
+            recursive()
+        except Exception:
+            logger.exception("Oups")
+        """
+    assert _found(_review(model, "tests/exceptions/source/others/recursion_error.py", fixture), "idioms") == []
+    assert _found(_review(model, "tests/test_rendering.py", fixture), "idioms") == []
+    assert _found(_review(model, "acme/clients/rendering.py", fixture), "idioms") == [("idioms.broad_except", 12)]
+    # boltons: a test provokes a failure and checks what survives it; the silence is the test.
+    provoked = """
+        def test_compare_keeps_positions(a, b):
+            try:
+                a == b
+            except Exception:
+                pass
+            assert a.tell() == 1
+        """
+    assert _found(_review(model, "tests/test_ioutils.py", provoked), "idioms") == []
+    assert _found(_review(model, "acme/clients/ioutils.py", provoked), "idioms") == [("idioms.swallowed_exception", 4)]
+
+
+def _test_file(i: int) -> str:
+    return (
+        f"from acme.clients.client{i} import build_client_{i}\n\n\n"
+        f"def test_build_{i}():\n    assert build_client_{i}('a', 1)\n"
+    )
+
+
 def _guarded(i: int) -> str:
     return (
         f'"""Guard {i}."""\n\n\ndef guard_{i}(client) -> None:\n    """Close quietly."""\n'
@@ -174,6 +248,47 @@ def test_a_module_whose_types_live_in_a_stub_is_not_asked_for_annotations() -> N
     text = _UNTYPED
     assert _found(_review(model, "acme/clients/_speedups.py", text), "typing") == []
     assert _found(_review(model, "acme/clients/quoting.py", text), "typing") == [("typing.annotations.function", 4)]
+
+
+def test_a_fallback_definition_of_a_name_bound_otherwise_mirrors_that_binding() -> None:
+    # structlog's dev.py: a stub that raises where Rich is missing, the formatter where it is not.
+    model = _learn(_repository())
+    text = """
+        \"\"\"Renderers.\"\"\"
+
+        try:
+            import rich
+        except ImportError:
+            rich = None
+
+        try:
+            from better_exceptions import format_exception
+        except ImportError:
+
+            def format_exception(*args, **kw):
+                raise ModuleNotFoundError("requires better-exceptions", name="better_exceptions")
+
+
+        class RichTracebackFormatter:
+            \"\"\"Format with Rich.\"\"\"
+
+
+        if rich is None:
+
+            def rich_traceback(*args, **kw):
+                raise ModuleNotFoundError("RichTracebackFormatter requires Rich to be installed.", name="rich")
+
+        else:
+            rich_traceback = RichTracebackFormatter()
+            \"\"\"Pretty-print *exc_info* to *sio* using the Rich package.\"\"\"
+
+
+        def plain_traceback(sio, exc_info):
+            return sio
+        """
+    findings = _review(model, "acme/clients/dev.py", text)
+    assert _found(findings, "typing") == [("typing.annotations.function", 30)]
+    assert _found(findings, "documentation") == [("documentation.docstring.function", 30)]
 
 
 def test_names_imposed_from_outside_keep_their_case() -> None:
@@ -216,6 +331,63 @@ def test_names_imposed_from_outside_keep_their_case() -> None:
         ''',
     )
     assert _found(findings, "naming") == [("naming.case.function", 30)]
+
+
+def test_an_iterator_class_is_named_like_the_functions_it_stands_beside() -> None:
+    # more-itertools: `peekable`, `seekable`, and the new `_concurrent_tee` and `sized_iterator`
+    # are iterator classes named like itertools' `tee`; its tests' classes are PascalCase.
+    model = _learn(_repository())
+    findings = _review(
+        model,
+        "acme/clients/more.py",
+        """
+        \"\"\"Iterators.\"\"\"
+
+
+        class sized_iterator:
+            \"\"\"An iterator that knows its length.\"\"\"
+
+            def __init__(self, iterable, length):
+                self._iterator = iter(iterable)
+                self._length = length
+
+            def __next__(self):
+                return next(self._iterator)
+
+            def __iter__(self):
+                return self
+
+
+        class record_buffer:
+            \"\"\"Not an iterator: named as a class is.\"\"\"
+
+            def __init__(self, size):
+                self.size = size
+        """,
+    )
+    assert _found(findings, "naming") == [("naming.case.class", 18)]
+
+
+def test_a_final_name_in_lower_case_is_a_binding_not_a_constant() -> None:
+    # filelock's readability sweep annotated its module singletons Final: they are cased as the
+    # repository's variables are, and a camelCase one is still reported.
+    extra = "\n\nMAX_RETRIES = 3\nretry_delay = 0.5\nread_timeout = 10\n"
+    model = _learn({f"acme/clients/client{i}.py": _client(i, extra=extra) for i in range(40)})
+    findings = _review(
+        model,
+        "acme/clients/_api.py",
+        """
+        \"\"\"Registry of held locks.\"\"\"
+
+        import threading
+        from typing import Final
+
+        _registry: Final[dict[str, int]] = {}
+        _all_connections_lock: Final[threading.Lock] = threading.Lock()
+        maxHeld: Final = 10
+        """,
+    )
+    assert _found(findings, "naming") == [("naming.case.variable", 8)]
 
 
 def test_a_stub_mirrors_its_module_names() -> None:
@@ -552,7 +724,7 @@ def test_a_noqa_after_a_multi_line_string_covers_the_whole_string() -> None:
         for i in range(20)
     }
     model = _learn(files)
-    long = "x" * 120
+    long = " ".join(["usage"] * 24)  # words: a line of one word is long for no linter
     text = f'"""Usage."""\n\nUSAGE = """\n{long}\n"""  # noqa: E501\n\nOTHER = """\n{long}\n"""\n'
     assert _found(_review(model, "acme/short/usage.py", text), "formatting.line_length") == [
         ("formatting.line_length", 8)

@@ -50,6 +50,7 @@ def public_symbols(f: FileFacts) -> list[Symbol]:
     if f.is_test or is_program(f.path):
         return []  # examples and scripts use the API; they are not part of it
     functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
+    rebound = _bound_otherwise(f)
     private_classes = {s.name for s in f.symbols if s.kind == "class" and s.visibility != "public"}
     runtime: dict[tuple[str, str, str], Symbol] = {}
     typed: set[tuple[str, str, str]] = set()
@@ -62,6 +63,8 @@ def public_symbols(f: FileFacts) -> list[Symbol]:
         if s.parent and (s.parent in functions or s.parent in private_classes or s.parent.startswith("_")):
             continue
         key = (s.kind, s.parent, s.name)
+        if s.kind == "function" and not s.parent and s.name in rebound:
+            continue
         if s.typing_only:
             if s.has_annotations:
                 typed.add(key)
@@ -87,6 +90,21 @@ def public_symbols(f: FileFacts) -> list[Symbol]:
         )
         for key, s in runtime.items()
     ]
+
+
+def _bound_otherwise(f: FileFacts) -> frozenset[str]:
+    """Module-level names a Python module binds by an import or an assignment as well as by a
+    ``def``: alternative definitions of one name, where the ``def`` is the fallback (``try: from
+    rich import x`` / ``except ImportError: def x(*args, **kw): raise ...``, structlog's ``if rich
+    is None: def rich_traceback(*args, **kw)`` / ``else: rich_traceback = RichTracebackFormatter()``).
+    The other binding is the API its users read; the fallback mirrors its signature and is not
+    asked for a docstring or annotations of its own."""
+    if f.language != "python":
+        return frozenset()
+    names = {n for imp in f.imports if not imp.typing_only for n in imp.names if n and n != "*"}
+    names.update(imp.module.split(".", 1)[0] for imp in f.imports if imp.names == ("",) and not imp.typing_only)
+    names.update(s.name for s in f.symbols if s.kind in ("variable", "constant") and not s.parent)
+    return frozenset(names)
 
 
 def _root(base: str) -> str:

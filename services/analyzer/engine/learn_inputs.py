@@ -51,9 +51,15 @@ PROGRAM_DIRS = frozenset(
 
 
 def is_program(path: str) -> bool:
-    """A file under an examples/docs/scripts/benchmarks directory, or one named for examples with a
-    qualifier (attrs' ``typing-examples/``, ``code_examples/``: mypy fixtures, not its API)."""
+    """A file under an examples/docs/scripts/benchmarks directory or the top-level tasks/, or one
+    named for examples with a qualifier (attrs' ``typing-examples/``, ``code_examples/``: mypy
+    fixtures, not its API)."""
     dirs = path.split("/")[:-1]
+    if dirs[:1] == ["tasks"]:
+        # A top-level tasks/ holds the repository's development automation (invoke's layout;
+        # packaging, filelock and platformdirs keep their release scripts there); a package's
+        # own tasks/ (a Celery application's) is code of the project.
+        return True
     return bool(PROGRAM_DIRS & set(dirs)) or any(_EXAMPLES.search(d) for d in dirs)
 
 

@@ -98,13 +98,18 @@ _JS_LIKE = frozenset({"javascript", "typescript", "tsx", "jsx"})
 def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
     """(role, name) pairs whose case the author did not choose: the names of a ``.pyi`` stub
     (they mirror its module), classes defined inside a function (made on the fly, often named
-    after what they stand in for), and JavaScript constructors (a PascalCase function is how the
-    language spells a class before ``class``; h3's one-letter ``const C = function () {}`` given a
-    prototype and used with ``new``)."""
+    after what they stand in for), Python iterator classes (named like functions), and JavaScript
+    constructors (a PascalCase function is how the language spells a class before ``class``; h3's
+    one-letter ``const C = function () {}`` given a prototype and used with ``new``)."""
     if f.path.endswith(".pyi"):
         return frozenset((i.role, i.name) for i in f.identifiers)
     functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
     out = {("class", s.name) for s in f.symbols if s.kind == "class" and s.parent in functions}
+    if f.language == "python":
+        # An iterator class is called like the functions it stands beside, and is named like
+        # them, the way itertools' `chain`, `islice` and `tee` are classes (more-itertools'
+        # `peekable`, `seekable`, `_concurrent_tee`, `sized_iterator`).
+        out.update(("class", s.parent) for s in f.symbols if s.kind == "method" and s.name == "__next__")
     if f.language in _JS_LIKE:
         out.update(
             ("function", i.name) for i in f.identifiers if i.role == "function" and case_style(i.name) in _CLASS_LIKE
@@ -126,8 +131,11 @@ def binding_role(language: str, role: str, name: str) -> str:
     not a constant: ``UPPER_CASE`` marks the constants, and any other ``const`` is cased as the
     repository cases its variables (zustand's 7 camelCase module ``const`` names are thin evidence
     alone, beside 281 camelCase variables they are one habit, which ``create_with_equality_fn``
-    breaks)."""
-    if role == "constant" and language in _JS_LIKE and case_style(name) not in (UPPER, UPPER_FLAT):
+    breaks). Python's extractor makes a name a constant when it is UPPER_CASE or annotated
+    ``Final``; a ``Final`` name in lower case says the name is never rebound, not that it holds a
+    constant value (filelock's ``_registry: Final = _ThreadLocalRegistry()``, a lock, a function
+    alias), and is cased as the repository cases its variables."""
+    if role == "constant" and language in _JS_LIKE | {"python"} and case_style(name) not in (UPPER, UPPER_FLAT):
         return "variable"
     return role
 
@@ -187,8 +195,10 @@ def _judged(name: str, role: str = "") -> str | None:
         return None
     if role in VALUE_ROLES and (style in _CLASS_LIKE or (style == UPPER and role != "constant")):
         return None  # UPPER_CASE in a function or class body is still a constant
-    if style == MIXED and any(p.isupper() for p in name.split("_")):
-        return None  # "HAS_IPv6", "_T_co": an acronym or a type variable bent the name, not a style
+    if style == MIXED and any(p.isupper() or p in _HOOKS for p in name.split("_")):
+        # "HAS_IPv6", "_T_co": an acronym or a type variable bent the name, not a style;
+        # "orig_setUpClass" (freezegun) holds the unittest hook it is named after.
+        return None
     if style == MIXED and role == "test_function":
         # "test_quote_None", "test_returns_Attr": a test's name quotes the code it tests; Go's
         # "TestParse_WithFlags" is how `go test` names a case of a test.
