@@ -151,6 +151,10 @@ def review(
     # (pino's tests converted from tap to node:test).
     added = libraries_declared_by(targets)
     out.findings = [f for f in out.findings if not (f.rule.startswith(PREFIX) and library_key(f.anchor) in added)]
+    # A module the change itself adds is the repository's, not a library: filelock's new tests
+    # import tests/fork_helpers.py, added beside them (pytest puts their directory on sys.path).
+    own = modules_added_by(targets)
+    out.findings = [f for f in out.findings if not (f.rule == PREFIX + "new" and f.anchor in own)]
     out.findings = keep_unless_replaced(out.findings, _replaced_with_bases(targets, out, model))
     out.findings = _kept(entry, prefs, check_prefs, out.findings)
     out.preexisting = _kept(entry, prefs, check_prefs, preexisting)
@@ -197,6 +201,17 @@ def libraries_declared_by(targets: list[Target]) -> frozenset[str]:
         before = toolconfig.read({t.old_path or t.path: text_of(t.base)}).libraries if t.base is not None else set()
         added |= toolconfig.read({t.path: text_of(t.data)}).libraries - before
     return frozenset(added)
+
+
+def modules_added_by(targets: list[Target]) -> frozenset[str]:
+    """Names the Python modules and packages a change adds are imported by (``fork_helpers``
+    for ``tests/fork_helpers.py``, ``helpers`` for ``tests/helpers/__init__.py``)."""
+    names: set[str] = set()
+    for t in targets:
+        if t.status in ("added", "renamed", "copied") and t.path.endswith(".py"):
+            head, _, name = t.path[:-3].rpartition("/")
+            names.add(head.rpartition("/")[2] if name == "__init__" else name)
+    return frozenset(n for n in names if n)
 
 
 def _replaced_with_bases(targets: list[Target], out: Outcome, model: ConventionModel) -> set[tuple[str, str]]:

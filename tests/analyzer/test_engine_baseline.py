@@ -277,6 +277,22 @@ def test_a_library_the_change_declares_in_the_manifest_it_edits_is_not_an_undecl
     assert _rules(_review(code, manifest, model=model).findings) == [("dependencies.library.new", 8)]
 
 
+def test_a_module_the_change_adds_is_the_repositorys_not_a_new_library() -> None:
+    # filelock's fork tests import tests/fork_helpers.py, which the same change adds beside them.
+    files = {f"nox/kind{i}.py": _module(i) for i in range(40)}
+    model = learn(resolve_imports([extract(p, t.encode()) for p, t in files.items()]))
+    test = "from fork_helpers import fork_process\nimport plumbum\n\n\ndef test_fork():\n    fork_process()\n"
+    helper = '"""Fork helpers."""\n\n\ndef fork_process() -> int:\n    """Fork."""\n    return 0\n'
+    new_test = Target("tests/test_fork.py", "added", test.encode(), set(range(1, 7)))
+    new_helper = Target("tests/fork_helpers.py", "added", helper.encode(), set(range(1, 7)))
+
+    assert _rules(_review(new_test, model=model).findings) == [
+        ("dependencies.library.new", 1),
+        ("dependencies.library.new", 2),
+    ]
+    assert _rules(_review(new_test, new_helper, model=model).findings) == [("dependencies.library.new", 2)]
+
+
 def test_a_change_that_edits_its_tool_configuration_is_not_held_to_the_settings_it_replaces() -> None:
     # tenacity's "enable black": black's 88-character output, and the tox.ini it edits ignores E501.
     before = "[flake8]\nignore = W503\n"
