@@ -41,8 +41,8 @@ from services.devrun.system import ROOT
 
 WORK = ROOT / "bench" / ".work"
 WEBHOOK_SECRET = "bench-gateway-webhook-secret"
-# The payload: a real pull_request.opened delivery (an installation this system does not know,
-# so the hostapp records it and starts no job).
+# The payload: a real pull_request.opened delivery, every one for the same head: hostapp records
+# each, and applying them queues one job (the others find it queued); what is measured is intake.
 WEBHOOK_PAYLOAD = ROOT / "tests" / "hostapp" / "fixtures" / "github" / "pull_request.opened.json"
 TARGETS = {"auth_validate": 0.4, "repositories": 0.25}
 TARGET_INTAKE_PER_S = 1000.0

@@ -18,6 +18,7 @@ from prometheus_client.multiprocess import MultiProcessCollector
 from services.contracts.v1 import billing_pb2, common_pb2
 from services.gateway import errors, openapi
 from services.gateway.clients import Clients
+from services.gateway.deliveries import DeliveryBatches
 from services.gateway.errors import OrjsonResponse
 from services.gateway.listings import SUBJECTS as listing_subjects
 from services.gateway.listings import RepositoryListCache
@@ -47,6 +48,7 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         app.state.clients = connected = clients or Clients.connect(settings)
         app.state.ai_client = httpx.AsyncClient()
+        app.state.deliveries = DeliveryBatches(connected.hostapp)
         cache = app.state.principals = PrincipalCache(
             settings.principal_cache_seconds, settings.principal_cache_entries
         )
@@ -94,9 +96,11 @@ def create_app(settings: GatewaySettings | None = None, clients: Clients | None 
     app.add_middleware(BodyLimitMiddleware, max_bytes=settings.max_body_bytes)
     app.add_middleware(RequestContextMiddleware)
 
+    # Matched once each, in this order (services/gateway/routing.py): the webhooks first, the
+    # route taking the most requests with the least work of its own.
+    add_routes(app, webhooks.router)
     for router in V1_ROUTERS:
-        add_routes(app, router, "/v1")  # matched once each (services/gateway/routing.py)
-    app.include_router(webhooks.router)
+        add_routes(app, router, "/v1")
     openapi.install(app)
     web.install(app)
 

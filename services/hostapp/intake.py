@@ -14,7 +14,6 @@ answered only after the statement that holds its record committed.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -27,14 +26,15 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from services.hostapp.payload_bounds import header_problem, payload_problem
+from services.kit.batching import Batcher
 from services.kit.db import Database, now_ms
 from services.kit.errors import ServiceError
 
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 500  # records per statement: bounded so one statement's parameters stay small
+MAX_BATCH_BYTES = 32 * 1024 * 1024  # payload bytes per statement past its first record
 
-# One statement whatever the batch size (so the driver prepares it once): parallel arrays.
 # One statement whatever the batch size (so it is prepared once): parallel arrays, sent in
 # binary (``%b``): a text array of payloads costs a hex escape of every byte, on both sides.
 RECORD_SQL = """
@@ -82,6 +82,10 @@ def check(delivery_id: str, event: str, body: bytes) -> Record:
     return Record(delivery_id, event, str(payload.get("action") or ""), installation_id(payload), body)
 
 
+def _payload_bytes(record: Record) -> int:
+    return len(record.payload or b"")
+
+
 def installation_id(payload: dict[str, Any]) -> int | None:
     installation = payload.get("installation")
     if isinstance(installation, dict) and isinstance(installation.get("id"), int):
@@ -95,10 +99,11 @@ class Intake:
     def __init__(self, db: Database, *, wake: Callable[[], None] = lambda: None, max_batch: int = MAX_BATCH) -> None:
         self.db = db
         self.wake = wake  # the processor: a recorded delivery is waiting
-        self.max_batch = max_batch
         self.last_recorded = 0.0  # monotonic time of the last statement that committed
-        self._waiting: list[tuple[Record, asyncio.Future[bool]]] = []
-        self._writer: asyncio.Task[None] | None = None
+        # One statement at a time: what arrives while it runs goes into the next.
+        self._writer: Batcher[Record, bool] = Batcher(
+            self._write, max_items=max_batch, max_weight=MAX_BATCH_BYTES, weight=_payload_bytes
+        )
 
     def busy(self, within: float = 0.1) -> bool:
         """Deliveries are arriving: a statement committed within the last ``within`` seconds."""
@@ -109,7 +114,7 @@ class Intake:
         ``service_unavailable`` (5xx), so the code host shows the delivery as failed and the
         reconciler can have it redelivered; an impossible value is recorded, then refused."""
         record = check(delivery_id, event, body)
-        if not await self._record(record):
+        if not await self._writer.submit(record):
             log.info("webhook.code_host.duplicate %s (%s)", delivery_id, event)
             return Receipt(duplicate=True)
         if record.refused:
@@ -118,39 +123,21 @@ class Intake:
         self.wake()
         return Receipt(duplicate=False)
 
-    async def _record(self, record: Record) -> bool:
-        """True when this call recorded the delivery, False when its id was there already."""
-        done: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
-        self._waiting.append((record, done))
-        if self._writer is None or self._writer.done():
-            self._writer = asyncio.create_task(self._write_all())
-        return await done
-
-    async def _write_all(self) -> None:
-        """Write what waits, one statement at a time, until nothing waits."""
-        while self._waiting:
-            batch, self._waiting = self._waiting[: self.max_batch], self._waiting[self.max_batch :]
-            try:
-                inserted = await self._insert([record for record, _ in batch])
-            except (DBAPIError, PoolTimeout, psycopg.Error, OSError) as exc:
-                log.warning("webhook deliveries not recorded (%d): %s", len(batch), exc)
-                failure = ServiceError("service_unavailable", "the hostapp database is unavailable")
-                for _, done in batch:
-                    if not done.done():
-                        done.set_exception(failure)
-                continue
-            except BaseException as exc:  # a bug, or cancelled: no caller may wait forever
-                for _, done in batch:
-                    if not done.done():
-                        done.set_exception(exc if isinstance(exc, Exception) else asyncio.CancelledError())
-                raise
-            self.last_recorded = time.monotonic()
-            for record, done in batch:
-                # The same id twice in one statement: the first is the delivery, the others duplicates.
-                new = record.delivery_id in inserted
-                inserted.discard(record.delivery_id)
-                if not done.done():  # its caller may have given up (deadline): the row stays
-                    done.set_result(new)
+    async def _write(self, records: list[Record]) -> list[bool | Exception]:
+        """One statement for ``records``: for each, True when it recorded the delivery, False
+        when its id was there already."""
+        try:
+            inserted = await self._insert(records)
+        except (DBAPIError, PoolTimeout, psycopg.Error, OSError) as exc:
+            log.warning("webhook deliveries not recorded (%d): %s", len(records), exc)
+            raise ServiceError("service_unavailable", "the hostapp database is unavailable") from exc
+        self.last_recorded = time.monotonic()
+        new: list[bool | Exception] = []
+        for record in records:
+            # The same id twice in one statement: the first is the delivery, the others duplicates.
+            new.append(record.delivery_id in inserted)
+            inserted.discard(record.delivery_id)
+        return new
 
     async def _insert(self, records: list[Record]) -> set[str]:
         now = now_ms()

@@ -134,6 +134,15 @@ def outgoing_metadata(principal: common_pb2.Principal | None = None) -> Metadata
     return tuple(md)
 
 
+def error_from_detail(detail: common_pb2.ErrorDetail, status: grpc.StatusCode | None = None) -> RemoteError:
+    """The error another service sent (``grpc_server.error_detail``), raised here; ``status``:
+    the call's, when the error failed a call (else the code's own)."""
+    details = struct_values(detail.details) if detail.HasField("details") else {}
+    if status is None:
+        status = CODE_TABLE[detail.code].grpc if detail.code in CODE_TABLE else grpc.StatusCode.UNKNOWN
+    return RemoteError(detail.code, detail.message, details, status)
+
+
 def error_from_rpc(err: grpc.aio.AioRpcError) -> RemoteError:
     for key, value in err.trailing_metadata() or ():
         if key == STATUS_DETAILS_KEY and isinstance(value, bytes):
@@ -141,8 +150,7 @@ def error_from_rpc(err: grpc.aio.AioRpcError) -> RemoteError:
             for packed in status.details:
                 detail = common_pb2.ErrorDetail()
                 if packed.Unpack(detail):
-                    details = struct_values(detail.details) if detail.HasField("details") else {}
-                    return RemoteError(detail.code, detail.message, details, err.code())
+                    return error_from_detail(detail, err.code())
     code = err.code()
     if code == grpc.StatusCode.UNAVAILABLE:
         return RemoteError("service_unavailable", "a backing service is unavailable", {}, code)

@@ -35,14 +35,19 @@ Resp = TypeVar("Resp")
 Trailer = tuple[tuple[str, bytes], ...]
 
 
-def status_trailer(code: grpc.StatusCode, message: str, error_code: str, details: dict[str, Any]) -> Trailer:
+def error_detail(error_code: str, message: str, details: dict[str, Any]) -> common_pb2.ErrorDetail:
+    """The spec's code, message and details as they cross a service boundary."""
     detail = common_pb2.ErrorDetail(code=error_code, message=message)
     if details:
         struct = struct_pb2.Struct()
         struct.update(_jsonable(details))
         detail.details.CopyFrom(struct)
+    return detail
+
+
+def status_trailer(code: grpc.StatusCode, message: str, error_code: str, details: dict[str, Any]) -> Trailer:
     packed = any_pb2.Any()
-    packed.Pack(detail)
+    packed.Pack(error_detail(error_code, message, details))
     status = status_pb2.Status(code=code.value[0], message=message, details=[packed])
     return ((STATUS_DETAILS_KEY, status.SerializeToString()),)
 

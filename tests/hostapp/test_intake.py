@@ -5,13 +5,24 @@ after answering) is applied by the next processor, once, even with two of them a
 from __future__ import annotations
 
 import asyncio
+import itertools
+import time
 
 import orjson
+from prometheus_client import REGISTRY
 
+from services.contracts.v1 import hostapp_pb2, hostapp_pb2_grpc
+from services.gateway.deliveries import DeliveryBatches
+from services.hostapp import webhooks
 from services.hostapp.deliveries import DeliveryProcessor
+from services.hostapp.github import GitHubApp
 from services.hostapp.intake import Intake
 from services.hostapp.models import WebhookDelivery
+from services.hostapp.servicer import HostAppServicer
+from services.hostapp.settings import HostAppSettings
 from services.kit.db import Database
+from services.kit.grpc_client import RemoteError, make_channel
+from services.kit.grpc_server import GrpcServer
 from tests.hostapp.conftest import all_jobs, deliveries, payload, raw, records
 
 
@@ -103,6 +114,42 @@ async def test_a_backlog_drains_while_deliveries_keep_arriving(db: Database) -> 
     assert all(d.processed_at for d in (await deliveries(db)).values())
 
 
+async def test_while_deliveries_arrive_the_processor_takes_a_bounded_share_then_drains(db: Database) -> None:
+    """Busy intake: after each batch the processor pauses three times as long as the batch took
+    (busy_share 0.25), so recording keeps most of the process; once the intake is idle the
+    pause ends and the backlog drains without waiting it out."""
+    intake = Intake(db)
+    for n in range(1, 41):
+        await intake.receive(f"share-{n}", "pull_request", opened(n))
+    spans: list[tuple[float, float]] = []
+    busy = True
+
+    class Timed(DeliveryProcessor):  # the real processor, its batches timed
+        async def process_pending(self, batch: int | None = None) -> dict[str, webhooks.Outcome]:
+            start = time.monotonic()
+            try:
+                return await super().process_pending(batch)
+            finally:
+                spans.append((start, time.monotonic()))
+
+    processor = Timed(db, batch=10, busy=lambda: busy, busy_pause=0.01, busy_share=0.25)
+    task = asyncio.create_task(processor.run())
+    try:
+        deadline = time.monotonic() + 60
+        while len(spans) < 3:
+            assert time.monotonic() < deadline, "the processor made no progress while busy"
+            await asyncio.sleep(0.01)
+        for (start, end), (following, _) in itertools.pairwise(spans[:3]):
+            assert following - end >= 0.9 * 3 * (end - start)  # paused 3x the batch's time
+        busy = False
+        while len(await all_jobs(db)) < 40:
+            assert time.monotonic() < deadline, "the backlog did not drain once the intake was idle"
+            await asyncio.sleep(0.05)
+    finally:
+        processor.stop()
+        await asyncio.wait_for(task, 10)
+
+
 async def test_a_delivery_whose_effect_fails_is_stored_failed_and_holds_back_nothing(db: Database) -> None:
     """A recorded payload the rules cannot apply (here a repository name that is an object,
     which the database refuses; the intake's checks refuse it, so it is written as a row
@@ -124,3 +171,91 @@ async def test_a_delivery_whose_effect_fails_is_stored_failed_and_holds_back_not
     assert stored["before"].job_id
     assert stored["after"].handled
     assert await records(db) == {(957387, "Codertocat/Hello-World"): "active"}  # nothing of 4242
+
+
+async def _serve(db: Database) -> tuple[GrpcServer, hostapp_pb2_grpc.HostAppServiceAsyncStub]:
+    server = GrpcServer("hostapp-intake-test", "127.0.0.1:0")
+    github = GitHubApp(HostAppSettings(app_id="", private_key=""))
+    server.add(
+        hostapp_pb2_grpc.add_HostAppServiceServicer_to_server,
+        HostAppServicer(db, github, Intake(db)),
+        "services.contracts.v1.HostAppService",
+    )
+    port = await server.start()
+    channel = make_channel(f"127.0.0.1:{port}", hostapp_pb2.DESCRIPTOR.services_by_name["HostAppService"])
+    return server, hostapp_pb2_grpc.HostAppServiceStub(channel)
+
+
+def _calls(method: str) -> float:
+    return (
+        REGISTRY.get_sample_value(
+            "cr_rpc_requests_total", {"service": "hostapp-intake-test", "method": method, "code": "OK"}
+        )
+        or 0.0
+    )
+
+
+async def test_deliveries_reaching_a_gateway_worker_together_share_calls_and_each_gets_its_answer(db: Database) -> None:
+    """The gateway's DeliveryBatches against the real servicer over gRPC: 60 deliveries at once
+    go in a few HandleWebhooks calls; each caller is told about its own delivery: recorded,
+    duplicate (an id sent twice), or its own 400 (an impossible value, which is still recorded;
+    a body that is not JSON, which is not); nothing is applied in the request path."""
+    server, stub = await _serve(db)
+    try:
+        batches = DeliveryBatches(stub)
+        bad_sha = payload("pull_request.opened")
+        bad_sha["pull_request"]["head"]["sha"] = "z" * 40
+        sends: list[tuple[str, bytes]] = [(f"d-{n % 50}", opened(n % 50 + 1)) for n in range(58)]
+        sends += [("bad-sha", orjson.dumps(bad_sha)), ("not-json", b"{not json")]
+        before = _calls("HandleWebhooks")
+        answers = await asyncio.gather(
+            *(
+                batches.forward(hostapp_pb2.HostWebhookRequest(delivery_id=d, event="pull_request", payload=body))
+                for d, body in sends
+            ),
+            return_exceptions=True,
+        )
+        calls = _calls("HandleWebhooks") - before
+        assert 1 <= calls < 20, calls  # shared calls, not one per delivery
+        by_id: dict[str, list[object]] = {}
+        for (delivery, _), answer in zip(sends, answers, strict=True):
+            by_id.setdefault(delivery, []).append(answer)
+        for n in range(50):
+            got = by_id[f"d-{n}"]
+            assert all(isinstance(a, hostapp_pb2.HostWebhookResponse) for a in got)
+            assert sorted(a.duplicate for a in got) == [False] + [True] * (len(got) - 1)  # type: ignore[attr-defined]
+        (refused,) = by_id["bad-sha"]
+        assert isinstance(refused, RemoteError)
+        assert (refused.code, refused.http_status) == ("bad_request", 400)
+        assert refused.details == {"delivery_id": "bad-sha"}
+        assert "sha" in refused.message
+        (not_json,) = by_id["not-json"]
+        assert isinstance(not_json, RemoteError)
+        assert (not_json.code, not_json.message) == ("bad_request", "payload is not JSON")
+        stored = await deliveries(db)
+        assert set(stored) == {f"d-{n}" for n in range(50)} | {"bad-sha"}
+        assert stored["bad-sha"].processed_at is not None
+        assert stored["bad-sha"].outcome.startswith("refused: ")
+        assert await all_jobs(db) == []  # recorded, not applied
+    finally:
+        await server.server.stop(0)
+
+
+async def test_a_shared_call_while_the_database_is_down_is_every_deliverys_503() -> None:
+    down = Database("postgresql+psycopg://postgres@127.0.0.1:9/nowhere")
+    server, stub = await _serve(down)
+    try:
+        batches = DeliveryBatches(stub)
+        answers = await asyncio.gather(
+            *(
+                batches.forward(hostapp_pb2.HostWebhookRequest(delivery_id=f"x{n}", event="ping", payload=b"{}"))
+                for n in range(5)
+            ),
+            return_exceptions=True,
+        )
+        assert [(a.code, a.http_status) for a in answers if isinstance(a, RemoteError)] == [
+            ("service_unavailable", 503)
+        ] * 5
+    finally:
+        await server.server.stop(0)
+        await down.dispose()

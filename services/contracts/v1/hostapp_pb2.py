@@ -22,9 +22,10 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from services.contracts.v1 import common_pb2 as services_dot_contracts_dot_v1_dot_common__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#services/contracts/v1/hostapp.proto\x12\x15services.contracts.v1\"I\n\x12HostWebhookRequest\x12\x13\n\x0b\x64\x65livery_id\x18\x01 \x01(\t\x12\r\n\x05\x65vent\x18\x02 \x01(\t\x12\x0f\n\x07payload\x18\x03 \x01(\x0c\"I\n\x13HostWebhookResponse\x12\x11\n\tduplicate\x18\x01 \x01(\x08\x12\x0f\n\x07handled\x18\x02 \x01(\x08\x12\x0e\n\x06job_id\x18\x03 \x01(\t\",\n\x17\x43loneCredentialsRequest\x12\x11\n\tfull_name\x18\x01 \x01(\t\"a\n\x10\x43loneCredentials\x12\x11\n\tclone_url\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12\x12\n\nexpires_at\x18\x03 \x01(\x03\x12\x17\n\x0finstallation_id\x18\x04 \x01(\x03\".\n\x19InstallationRecordRequest\x12\x11\n\tfull_name\x18\x01 \x01(\t\"g\n\x12InstallationRecord\x12\x17\n\x0finstallation_id\x18\x01 \x01(\x03\x12\x11\n\tfull_name\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x15\n\raccount_login\x18\x04 \x01(\t2\xed\x02\n\x0eHostAppService\x12k\n\rHandleWebhook\x12).services.contracts.v1.HostWebhookRequest\x1a*.services.contracts.v1.HostWebhookResponse\"\x03\x90\x02\x02\x12s\n\x13GetCloneCredentials\x12..services.contracts.v1.CloneCredentialsRequest\x1a\'.services.contracts.v1.CloneCredentials\"\x03\x90\x02\x02\x12y\n\x15GetInstallationRecord\x12\x30.services.contracts.v1.InstallationRecordRequest\x1a).services.contracts.v1.InstallationRecord\"\x03\x90\x02\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#services/contracts/v1/hostapp.proto\x12\x15services.contracts.v1\x1a\"services/contracts/v1/common.proto\"I\n\x12HostWebhookRequest\x12\x13\n\x0b\x64\x65livery_id\x18\x01 \x01(\t\x12\r\n\x05\x65vent\x18\x02 \x01(\t\x12\x0f\n\x07payload\x18\x03 \x01(\x0c\"I\n\x13HostWebhookResponse\x12\x11\n\tduplicate\x18\x01 \x01(\x08\x12\x0f\n\x07handled\x18\x02 \x01(\x08\x12\x0e\n\x06job_id\x18\x03 \x01(\t\"Q\n\x10HostWebhookBatch\x12=\n\ndeliveries\x18\x01 \x03(\x0b\x32).services.contracts.v1.HostWebhookRequest\"O\n\x12HostWebhookResults\x12\x39\n\x07results\x18\x01 \x03(\x0b\x32(.services.contracts.v1.HostWebhookResult\"\x84\x01\n\x11HostWebhookResult\x12<\n\x08response\x18\x01 \x01(\x0b\x32*.services.contracts.v1.HostWebhookResponse\x12\x31\n\x05\x65rror\x18\x02 \x01(\x0b\x32\".services.contracts.v1.ErrorDetail\",\n\x17\x43loneCredentialsRequest\x12\x11\n\tfull_name\x18\x01 \x01(\t\"a\n\x10\x43loneCredentials\x12\x11\n\tclone_url\x18\x01 \x01(\t\x12\r\n\x05token\x18\x02 \x01(\t\x12\x12\n\nexpires_at\x18\x03 \x01(\x03\x12\x17\n\x0finstallation_id\x18\x04 \x01(\x03\".\n\x19InstallationRecordRequest\x12\x11\n\tfull_name\x18\x01 \x01(\t\"g\n\x12InstallationRecord\x12\x17\n\x0finstallation_id\x18\x01 \x01(\x03\x12\x11\n\tfull_name\x18\x02 \x01(\t\x12\x0e\n\x06status\x18\x03 \x01(\t\x12\x15\n\raccount_login\x18\x04 \x01(\t2\xd8\x03\n\x0eHostAppService\x12k\n\rHandleWebhook\x12).services.contracts.v1.HostWebhookRequest\x1a*.services.contracts.v1.HostWebhookResponse\"\x03\x90\x02\x02\x12i\n\x0eHandleWebhooks\x12\'.services.contracts.v1.HostWebhookBatch\x1a).services.contracts.v1.HostWebhookResults\"\x03\x90\x02\x02\x12s\n\x13GetCloneCredentials\x12..services.contracts.v1.CloneCredentialsRequest\x1a\'.services.contracts.v1.CloneCredentials\"\x03\x90\x02\x02\x12y\n\x15GetInstallationRecord\x12\x30.services.contracts.v1.InstallationRecordRequest\x1a).services.contracts.v1.InstallationRecord\"\x03\x90\x02\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -33,22 +34,30 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_HOSTAPPSERVICE'].methods_by_name['HandleWebhook']._loaded_options = None
   _globals['_HOSTAPPSERVICE'].methods_by_name['HandleWebhook']._serialized_options = b'\220\002\002'
+  _globals['_HOSTAPPSERVICE'].methods_by_name['HandleWebhooks']._loaded_options = None
+  _globals['_HOSTAPPSERVICE'].methods_by_name['HandleWebhooks']._serialized_options = b'\220\002\002'
   _globals['_HOSTAPPSERVICE'].methods_by_name['GetCloneCredentials']._loaded_options = None
   _globals['_HOSTAPPSERVICE'].methods_by_name['GetCloneCredentials']._serialized_options = b'\220\002\002'
   _globals['_HOSTAPPSERVICE'].methods_by_name['GetInstallationRecord']._loaded_options = None
   _globals['_HOSTAPPSERVICE'].methods_by_name['GetInstallationRecord']._serialized_options = b'\220\002\001'
-  _globals['_HOSTWEBHOOKREQUEST']._serialized_start=62
-  _globals['_HOSTWEBHOOKREQUEST']._serialized_end=135
-  _globals['_HOSTWEBHOOKRESPONSE']._serialized_start=137
-  _globals['_HOSTWEBHOOKRESPONSE']._serialized_end=210
-  _globals['_CLONECREDENTIALSREQUEST']._serialized_start=212
-  _globals['_CLONECREDENTIALSREQUEST']._serialized_end=256
-  _globals['_CLONECREDENTIALS']._serialized_start=258
-  _globals['_CLONECREDENTIALS']._serialized_end=355
-  _globals['_INSTALLATIONRECORDREQUEST']._serialized_start=357
-  _globals['_INSTALLATIONRECORDREQUEST']._serialized_end=403
-  _globals['_INSTALLATIONRECORD']._serialized_start=405
-  _globals['_INSTALLATIONRECORD']._serialized_end=508
-  _globals['_HOSTAPPSERVICE']._serialized_start=511
-  _globals['_HOSTAPPSERVICE']._serialized_end=876
+  _globals['_HOSTWEBHOOKREQUEST']._serialized_start=98
+  _globals['_HOSTWEBHOOKREQUEST']._serialized_end=171
+  _globals['_HOSTWEBHOOKRESPONSE']._serialized_start=173
+  _globals['_HOSTWEBHOOKRESPONSE']._serialized_end=246
+  _globals['_HOSTWEBHOOKBATCH']._serialized_start=248
+  _globals['_HOSTWEBHOOKBATCH']._serialized_end=329
+  _globals['_HOSTWEBHOOKRESULTS']._serialized_start=331
+  _globals['_HOSTWEBHOOKRESULTS']._serialized_end=410
+  _globals['_HOSTWEBHOOKRESULT']._serialized_start=413
+  _globals['_HOSTWEBHOOKRESULT']._serialized_end=545
+  _globals['_CLONECREDENTIALSREQUEST']._serialized_start=547
+  _globals['_CLONECREDENTIALSREQUEST']._serialized_end=591
+  _globals['_CLONECREDENTIALS']._serialized_start=593
+  _globals['_CLONECREDENTIALS']._serialized_end=690
+  _globals['_INSTALLATIONRECORDREQUEST']._serialized_start=692
+  _globals['_INSTALLATIONRECORDREQUEST']._serialized_end=738
+  _globals['_INSTALLATIONRECORD']._serialized_start=740
+  _globals['_INSTALLATIONRECORD']._serialized_end=843
+  _globals['_HOSTAPPSERVICE']._serialized_start=846
+  _globals['_HOSTAPPSERVICE']._serialized_end=1318
 # @@protoc_insertion_point(module_scope)

@@ -5,8 +5,11 @@ The code-host app: installations, per-repository installation records,
 webhook deliveries, PR analysis jobs, clone credentials. Version 1.
 """
 
+from collections import abc as _abc
 from google.protobuf import descriptor as _descriptor
 from google.protobuf import message as _message
+from google.protobuf.internal import containers as _containers
+from services.contracts.v1 import common_pb2 as _common_pb2
 import builtins as _builtins
 import sys
 import typing as _typing
@@ -67,6 +70,74 @@ class HostWebhookResponse(_message.Message):
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
 Global___HostWebhookResponse: _TypeAlias = HostWebhookResponse  # noqa: Y015
+
+@_typing.final
+class HostWebhookBatch(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    DELIVERIES_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def deliveries(self) -> _containers.RepeatedCompositeFieldContainer[Global___HostWebhookRequest]: ...
+    def __init__(
+        self,
+        *,
+        deliveries: _abc.Iterable[Global___HostWebhookRequest] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["deliveries", b"deliveries"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HostWebhookBatch: _TypeAlias = HostWebhookBatch  # noqa: Y015
+
+@_typing.final
+class HostWebhookResults(_message.Message):
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESULTS_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def results(self) -> _containers.RepeatedCompositeFieldContainer[Global___HostWebhookResult]: ...
+    def __init__(
+        self,
+        *,
+        results: _abc.Iterable[Global___HostWebhookResult] | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _Never  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["results", b"results"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HostWebhookResults: _TypeAlias = HostWebhookResults  # noqa: Y015
+
+@_typing.final
+class HostWebhookResult(_message.Message):
+    """One delivery's answer: the response, or the error HandleWebhook would have raised for it
+    (a 4xx of this delivery alone; a failure of the whole call fails the RPC instead).
+    """
+
+    DESCRIPTOR: _descriptor.Descriptor
+
+    RESPONSE_FIELD_NUMBER: _builtins.int
+    ERROR_FIELD_NUMBER: _builtins.int
+    @_builtins.property
+    def response(self) -> Global___HostWebhookResponse: ...
+    @_builtins.property
+    def error(self) -> _common_pb2.ErrorDetail: ...
+    def __init__(
+        self,
+        *,
+        response: Global___HostWebhookResponse | None = ...,
+        error: _common_pb2.ErrorDetail | None = ...,
+    ) -> None: ...
+    _HasFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "response", b"response"]  # noqa: Y015
+    def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["error", b"error", "response", b"response"]  # noqa: Y015
+    def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
+    def WhichOneof(self, oneof_group: _Never) -> None: ...
+
+Global___HostWebhookResult: _TypeAlias = HostWebhookResult  # noqa: Y015
 
 @_typing.final
 class CloneCredentialsRequest(_message.Message):

@@ -39,6 +39,11 @@ class HostAppServiceStub:
                 request_serializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookRequest.SerializeToString,
                 response_deserializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookResponse.FromString,
                 _registered_method=True)
+        self.HandleWebhooks = channel.unary_unary(
+                '/services.contracts.v1.HostAppService/HandleWebhooks',
+                request_serializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookBatch.SerializeToString,
+                response_deserializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookResults.FromString,
+                _registered_method=True)
         self.GetCloneCredentials = channel.unary_unary(
                 '/services.contracts.v1.HostAppService/GetCloneCredentials',
                 request_serializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.CloneCredentialsRequest.SerializeToString,
@@ -56,6 +61,14 @@ class HostAppServiceServicer:
 
     def HandleWebhook(self, request, context):
         """The gateway verified the signature; hostapp records the delivery once and acts.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def HandleWebhooks(self, request, context):
+        """Deliveries that reached one gateway process together, in one call: each is checked and
+        recorded as HandleWebhook would, and answered on its own (results in request order).
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -80,6 +93,11 @@ def add_HostAppServiceServicer_to_server(servicer, server):
                     servicer.HandleWebhook,
                     request_deserializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookRequest.FromString,
                     response_serializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookResponse.SerializeToString,
+            ),
+            'HandleWebhooks': grpc.unary_unary_rpc_method_handler(
+                    servicer.HandleWebhooks,
+                    request_deserializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookBatch.FromString,
+                    response_serializer=services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookResults.SerializeToString,
             ),
             'GetCloneCredentials': grpc.unary_unary_rpc_method_handler(
                     servicer.GetCloneCredentials,
@@ -119,6 +137,33 @@ class HostAppService:
             '/services.contracts.v1.HostAppService/HandleWebhook',
             services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookRequest.SerializeToString,
             services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def HandleWebhooks(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/services.contracts.v1.HostAppService/HandleWebhooks',
+            services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookBatch.SerializeToString,
+            services_dot_contracts_dot_v1_dot_hostapp__pb2.HostWebhookResults.FromString,
             options,
             channel_credentials,
             insecure,

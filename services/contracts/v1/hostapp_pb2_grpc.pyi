@@ -35,6 +35,10 @@ class HostAppServiceStub:
     def __new__(cls, channel: _aio.Channel) -> HostAppServiceAsyncStub: ...
     HandleWebhook: _grpc.UnaryUnaryMultiCallable[_hostapp_pb2.HostWebhookRequest, _hostapp_pb2.HostWebhookResponse]
     """The gateway verified the signature; hostapp records the delivery once and acts."""
+    HandleWebhooks: _grpc.UnaryUnaryMultiCallable[_hostapp_pb2.HostWebhookBatch, _hostapp_pb2.HostWebhookResults]
+    """Deliveries that reached one gateway process together, in one call: each is checked and
+    recorded as HandleWebhook would, and answered on its own (results in request order).
+    """
     GetCloneCredentials: _grpc.UnaryUnaryMultiCallable[_hostapp_pb2.CloneCredentialsRequest, _hostapp_pb2.CloneCredentials]
     GetInstallationRecord: _grpc.UnaryUnaryMultiCallable[_hostapp_pb2.InstallationRecordRequest, _hostapp_pb2.InstallationRecord]
 
@@ -43,6 +47,10 @@ class HostAppServiceAsyncStub(HostAppServiceStub):
     def __init__(self, channel: _aio.Channel) -> None: ...
     HandleWebhook: _aio.UnaryUnaryMultiCallable[_hostapp_pb2.HostWebhookRequest, _hostapp_pb2.HostWebhookResponse]  # type: ignore[assignment]
     """The gateway verified the signature; hostapp records the delivery once and acts."""
+    HandleWebhooks: _aio.UnaryUnaryMultiCallable[_hostapp_pb2.HostWebhookBatch, _hostapp_pb2.HostWebhookResults]  # type: ignore[assignment]
+    """Deliveries that reached one gateway process together, in one call: each is checked and
+    recorded as HandleWebhook would, and answered on its own (results in request order).
+    """
     GetCloneCredentials: _aio.UnaryUnaryMultiCallable[_hostapp_pb2.CloneCredentialsRequest, _hostapp_pb2.CloneCredentials]  # type: ignore[assignment]
     GetInstallationRecord: _aio.UnaryUnaryMultiCallable[_hostapp_pb2.InstallationRecordRequest, _hostapp_pb2.InstallationRecord]  # type: ignore[assignment]
 
@@ -54,6 +62,16 @@ class HostAppServiceServicer(metaclass=_abc_1.ABCMeta):
         context: _ServicerContext,
     ) -> _typing.Union[_hostapp_pb2.HostWebhookResponse, _abc.Awaitable[_hostapp_pb2.HostWebhookResponse]]:
         """The gateway verified the signature; hostapp records the delivery once and acts."""
+
+    @_abc_1.abstractmethod
+    def HandleWebhooks(
+        self,
+        request: _hostapp_pb2.HostWebhookBatch,
+        context: _ServicerContext,
+    ) -> _typing.Union[_hostapp_pb2.HostWebhookResults, _abc.Awaitable[_hostapp_pb2.HostWebhookResults]]:
+        """Deliveries that reached one gateway process together, in one call: each is checked and
+        recorded as HandleWebhook would, and answered on its own (results in request order).
+        """
 
     @_abc_1.abstractmethod
     def GetCloneCredentials(

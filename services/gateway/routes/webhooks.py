@@ -3,6 +3,7 @@ the event to the owning service, which records it under its unique id before act
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import hmac
 from typing import Any
@@ -13,6 +14,7 @@ from fastapi import APIRouter, Request
 
 from services.api.schemas import CodeHostReceived, PaymentReceived
 from services.contracts.v1 import billing_pb2, hostapp_pb2
+from services.gateway.deliveries import DEADLINE_SECONDS, DeliveryBatches
 from services.gateway.deps import ClientsDep
 from services.kit.errors import ServiceError
 from services.kit.grpc_client import call
@@ -44,7 +46,7 @@ def verify_code_host_signature(secret: str, body: bytes, header: str) -> bool:
     summary="Code-host app events (X-Hub-Signature-256; 401 on a bad or missing signature)",
     openapi_extra=_headers("X-Hub-Signature-256", "X-GitHub-Event", "X-GitHub-Delivery"),
 )
-async def code_host(request: Request, clients: ClientsDep) -> CodeHostReceived:
+async def code_host(request: Request) -> CodeHostReceived:
     # The raw request, not a body model: FastAPI would parse (and answer 422) before we verify.
     body = await request.body()
     settings = request.app.state.settings
@@ -56,15 +58,16 @@ async def code_host(request: Request, clients: ClientsDep) -> CodeHostReceived:
     event = request.headers.get("x-github-event", "")
     if not delivery or not event:
         raise ServiceError("bad_request", "X-GitHub-Delivery and X-GitHub-Event are required")
+    # Hostapp parses and checks the body (a body that is not a JSON object is its 400): parsed
+    # once, where it is recorded. Deliveries reaching this worker together share one call.
+    deliveries: DeliveryBatches = request.app.state.deliveries
     try:
-        orjson.loads(body)
-    except orjson.JSONDecodeError:
-        raise ServiceError("bad_request", "payload is not JSON") from None
-    response = await call(
-        clients.hostapp.HandleWebhook,
-        hostapp_pb2.HostWebhookRequest(delivery_id=delivery, event=event, payload=body),
-        timeout=8,  # the code host gives up after 10 s
-    )
+        async with asyncio.timeout(DEADLINE_SECONDS):  # the code host gives up after 10 s
+            response = await deliveries.forward(
+                hostapp_pb2.HostWebhookRequest(delivery_id=delivery, event=event, payload=body)
+            )
+    except TimeoutError:
+        raise ServiceError("timeout", "hostapp did not record the delivery in time") from None
     return CodeHostReceived(duplicate=response.duplicate, handled=response.handled, job_id=response.job_id)
 
 
