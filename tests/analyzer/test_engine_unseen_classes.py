@@ -223,3 +223,19 @@ def test_foreign_libraries_for_json_templates_and_regular_expressions() -> None:
         "dependencies.library.regex",
         "dependencies.library.templating",
     ]
+
+
+def test_a_declaration_file_spells_the_names_of_the_code_it_declares() -> None:
+    # axios's index.d.ts declares `type responseEncoding` for index.js's users: renaming it breaks
+    # them. A `.d.ts` holds no code of its own (like a `.pyi`), so its names mirror what it declares.
+    files = {
+        f"lib/core/part{i}.ts": (
+            f"export type PartOptions{i} = {{ size: number }};\n\n"
+            f"export function readPart{i}(options: PartOptions{i}): number {{\n  return options.size;\n}}\n"
+        )
+        for i in range(30)
+    }
+    model = _learn(files)
+    declaration = "export type responseEncoding = 'ascii' | 'utf8';\n\nexport type Method = 'get' | 'post';\n"
+    assert _found(_review(model, "index.d.ts", declaration), "naming") == []
+    assert _found(_review(model, "lib/core/encoding.ts", declaration), "naming") == [("naming.case.class", 1)]

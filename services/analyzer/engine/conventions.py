@@ -45,7 +45,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 15: a package.json's own package name is declared (a package importing itself adds nothing).
 # 16: dependencies.library.new learns on the files it judges (not docs, scripts, root automation,
 #     packages the tests build); an import an `except ImportError` guards brings in nothing.
-MODEL_SCHEMA_VERSION = 16
+# 17: the names of a `.d.ts` declaration file mirror what it declares (naming.dictated), as a `.pyi`'s.
+MODEL_SCHEMA_VERSION = 17
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

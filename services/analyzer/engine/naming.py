@@ -96,12 +96,13 @@ _JS_LIKE = frozenset({"javascript", "typescript", "tsx", "jsx"})
 
 
 def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
-    """(role, name) pairs whose case the author did not choose: the names of a ``.pyi`` stub
-    (they mirror its module), classes defined inside a function (made on the fly, often named
-    after what they stand in for), Python iterator classes (named like functions), and JavaScript
+    """(role, name) pairs whose case the author did not choose: the names of a ``.pyi`` stub or a
+    ``.d.ts`` declaration file (they mirror the module or API they declare: axios's
+    ``responseEncoding``), classes defined inside a function (made on the fly, often named after
+    what they stand in for), Python iterator classes (named like functions), and JavaScript
     constructors (a PascalCase function is how the language spells a class before ``class``; h3's
     one-letter ``const C = function () {}`` given a prototype and used with ``new``)."""
-    if f.path.endswith(".pyi"):
+    if f.path.endswith((".pyi", ".d.ts", ".d.mts", ".d.cts")):
         return frozenset((i.role, i.name) for i in f.identifiers)
     functions = {s.name for s in f.symbols if s.kind in ("function", "method")}
     out = {("class", s.name) for s in f.symbols if s.kind == "class" and s.parent in functions}
