@@ -90,10 +90,22 @@ def test_add_and_count_{noun}() -> None:
 '''
 
 
+# This team documents every public function, tests every module and wants a pull request told when
+# one is not: it raises those rules, held loose until they earn strict on real changes (engine/earned.py).
+CONFIG_FILE = ".codereview.yml"
+CONFIG = (
+    "version: 1\nthresholds:\n"
+    "  documentation.docstring.function: {strict: {min_share: 0.9, min_count: 20}}\n"
+    "  structure.tests.coverage: {strict: {min_share: 0.9, min_count: 10}}\n"
+)
+
+
 def write_corpus(root: Path) -> list[str]:
     """Write the repository's files under ``root``; returns their paths."""
     paths: list[str] = []
     (root / "app").mkdir(parents=True, exist_ok=True)
+    (root / CONFIG_FILE).write_text(CONFIG)
+    paths.append(CONFIG_FILE)
     (root / "app" / "__init__.py").write_text('"""The application."""\n')
     paths.append("app/__init__.py")
     for p_index, package in enumerate(PACKAGES):
