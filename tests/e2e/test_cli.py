@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 import yaml
 
-from tests.analyzer.service_corpus import PLANTED, PLANTED_PATH, git, make_git_repo
+from tests.analyzer.service_corpus import CONFIG, PLANTED, PLANTED_PATH, git, make_git_repo
 from tests.e2e.conftest import admin_token
 from tests.e2e.harness import RunningSystem
 
@@ -55,7 +55,7 @@ def work(system: RunningSystem, tmp_path_factory: pytest.TempPathFactory) -> Wor
     path = system.work / "repos" / "cli-shop"  # type: ignore[attr-defined]
     make_git_repo(path)
     # The team treats naming as an error: what makes a commit fail by default (--fail-on error).
-    (path / ".codereview.yml").write_text("version: 1\nseverity:\n  naming: error\n")
+    (path / ".codereview.yml").write_text(CONFIG + "severity:\n  naming: error\n")
     git(path, "add", ".codereview.yml")
     git(path, "commit", "-q", "-m", "naming deviations are errors here")
     home = tmp_path_factory.mktemp("home")
