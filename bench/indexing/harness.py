@@ -3,6 +3,7 @@ runs it, peak memory, and ruff on the same tree (the baseline measured in the sa
 
 from __future__ import annotations
 
+import asyncio
 import os
 import shutil
 import subprocess
@@ -14,11 +15,15 @@ from pathlib import Path
 
 import psutil
 import psycopg
+from sqlalchemy import text, update
 
 from services.devrun.infra import EmbeddedPostgres, port_open
+from services.indexer import queries
 from services.indexer.extraction import ExtractorPool
 from services.indexer.git import validate_local_repository
+from services.indexer.models import Repository
 from services.indexer.pipeline import Limits, PipelineInput, Progress, SnapshotResult, build_snapshot
+from services.kit.db import Database
 
 
 class RssMonitor:
@@ -95,38 +100,41 @@ def index(
     start = time.perf_counter()
     result = build_snapshot(inp, Limits(), pool, Progress())
     elapsed = time.perf_counter() - start
-    with psycopg.connect(dsn) as conn:  # what the worker's final transaction does
-        conn.execute(
-            "UPDATE repositories SET snapshot_id = %s, head_sha = %s WHERE id = 'bench'",
-            (result.snapshot_id, result.commit),
-        )
-        conn.execute("DELETE FROM snapshots WHERE repository_id = 'bench' AND id <> %s", (result.snapshot_id,))
-        conn.execute(  # the history rows only the deleted snapshots saw
-            "DELETE FROM history_versions WHERE repository_id = 'bench'"
-            " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s)",
-            (result.snapshot_id,),
-        )
-        pruned = conn.execute(  # the file rows only the deleted snapshots saw
-            "DELETE FROM file_versions WHERE repository_id = 'bench'"
-            " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s) RETURNING path, blob_sha",
-            (result.snapshot_id,),
-        ).fetchall()
     # Server-side work after the pipeline, timed apart: the switch (in the run's final
     # transaction) and the removal of facts no file row points at any more (after it: by delta
     # among the pruned rows' blobs, else all of the repository's).
-    result.timings["switch"] = round(time.perf_counter() - start - elapsed, 4)
-    mark = time.perf_counter()
-    among = " AND (b.path, b.blob_sha) IN (SELECT * FROM unnest(%s::text[], %s::text[]))"
-    delta = "write" in result.by_delta
-    with psycopg.connect(dsn) as conn:
-        conn.execute(
-            "DELETE FROM blob_facts b WHERE b.repository_id = 'bench' AND NOT EXISTS (SELECT 1 FROM file_versions v"
-            " WHERE v.repository_id = 'bench' AND v.path = b.path AND v.blob_sha = b.blob_sha)"
-            + (among if delta else ""),
-            ([p for p, _ in pruned], [sha for _, sha in pruned]) if delta else (),
-        )
-    result.timings["facts_cleanup"] = round(time.perf_counter() - mark, 4)
+    result.timings["switch"], result.timings["facts_cleanup"] = (round(t, 4) for t in switch(dsn, "bench", result))
     return elapsed, result
+
+
+def switch(dsn: str, repository_id: str, result: SnapshotResult, *, facts: bool = True) -> tuple[float, float]:
+    """What the indexer worker does after a run, through its own queries: the switch of its final
+    transaction (the repository points at ``result``; ``queries.delete_other_snapshots``), then,
+    with ``facts``, ``queries.delete_unreferenced_facts``. Returns the seconds of each step."""
+    return asyncio.run(_switch(dsn, repository_id, result, facts))
+
+
+async def _switch(dsn: str, repository_id: str, result: SnapshotResult, facts: bool) -> tuple[float, float]:
+    db = Database(dsn.replace("postgresql://", "postgresql+psycopg://", 1), pool_size=1)
+    try:
+        async with db.session() as session:  # connected before the clock starts, as the worker is
+            await session.execute(text("SELECT 1"))
+        start = time.perf_counter()
+        async with db.session() as session:
+            await session.execute(
+                update(Repository)
+                .where(Repository.id == repository_id)
+                .values(snapshot_id=result.snapshot_id, head_sha=result.commit)
+            )
+            pruned = await queries.delete_other_snapshots(session, repository_id, result.snapshot_id)
+        mark = time.perf_counter()
+        if facts:
+            async with db.session() as session:
+                candidates = pruned if "write" in result.by_delta else None
+                await queries.delete_unreferenced_facts(session, repository_id, candidates)
+        return mark - start, time.perf_counter() - mark
+    finally:
+        await db.dispose()
 
 
 def ruff(repo: Path) -> float:

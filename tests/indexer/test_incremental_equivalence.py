@@ -21,6 +21,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
+from bench.indexing.harness import switch
 from services.indexer.delta import StateCache
 from services.indexer.extraction import ExtractorPool
 from services.indexer.git import validate_local_repository
@@ -160,20 +161,7 @@ class Indexer:
             with psycopg.connect(self.dsn, autocommit=True) as conn:
                 conn.execute("DELETE FROM snapshots WHERE id = %s", (result.snapshot_id,))
             return result
-        with psycopg.connect(self.dsn, autocommit=True) as conn:  # the worker's final transaction
-            conn.execute(
-                "UPDATE repositories SET snapshot_id = %s, head_sha = %s WHERE id = %s",
-                (result.snapshot_id, result.commit, repository_id),
-            )
-            conn.execute(
-                "DELETE FROM snapshots WHERE repository_id = %s AND id <> %s", (repository_id, result.snapshot_id)
-            )
-            for table in ("file_versions", "history_versions"):  # the rows only the deleted snapshots saw
-                conn.execute(
-                    f"DELETE FROM {table} WHERE repository_id = %s"
-                    " AND until_seq <= (SELECT seq FROM snapshots WHERE id = %s)",
-                    (repository_id, result.snapshot_id),
-                )
+        switch(self.dsn, repository_id, result, facts=False)  # the worker's final transaction
         return result
 
 
