@@ -61,13 +61,18 @@ def git(git_dir: Path, *args: str, data: bytes | None = None) -> bytes:
     return subprocess.run(["git", f"--git-dir={git_dir}", *args], input=data, capture_output=True, check=True).stdout
 
 
-def corpora(wanted: list[str] | None = None, language: str = "") -> list[Corpus]:
-    """The listed repositories present on this machine (a missing one is named on stderr)."""
+def corpora(wanted: list[str] | None = None, language: str = "", sets: tuple[str, ...] = ("unseen",)) -> list[Corpus]:
+    """The listed repositories of ``sets`` present on this machine (a missing one is named on stderr).
+
+    An entry's ``set`` (default ``unseen``) keeps apart the repositories measured before anything
+    was tuned on them (``fresh``): once tuned on they would be in-sample like the rest."""
     listed = tomllib.loads(CORPORA.read_text())["repository"]
     base = root()
     out = []
     for entry in listed:
         name = entry["name"]
+        if entry.get("set", "unseen") not in sets:
+            continue
         if wanted and not any(w.lower() in name.lower() for w in wanted):
             continue
         if language and (entry["language"] == "python") != (language == "python"):

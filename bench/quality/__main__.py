@@ -202,7 +202,12 @@ def report(label: str, results: list[RepoResult], held: tuple[str, ...] = ()) ->
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__)
-    ap.add_argument("--set", default="unseen,own", help="corpora: unseen (bench/corpora.toml), own (tuned on), or both")
+    ap.add_argument(
+        "--set",
+        default="unseen,own",
+        help="corpora, comma-separated: unseen (bench/corpora.toml), own (tuned on), fresh (bench/corpora.toml's"
+        " set measured before any tuning on it)",
+    )
     ap.add_argument("--repos", default="", help="comma-separated substrings of repository names")
     ap.add_argument("--engine", choices=("rest", "local"), default="rest")
     ap.add_argument("--seed", default="bench-1")
@@ -220,8 +225,9 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [w for w in args.repos.split(",") if w]
     groups = [g for g in args.set.split(",") if g]
     sources: list[Source] = []
-    if "unseen" in groups:
-        sources += unseen(wanted)
+    for group in ("unseen", "fresh"):
+        if group in groups:
+            sources += unseen(wanted, group)
     if "own" in groups:
         for spec in default_specs():
             if wanted and not any(w in spec.name for w in wanted):
@@ -254,10 +260,14 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         engine.close()
     out: dict[str, Any] = {"engine": engine.label, "folds": args.folds, "seed": args.seed}
-    for group in ("own", "unseen"):
+    titles = {
+        "own": "own benchmark (corpus the thresholds were chosen on)",
+        "unseen": "unseen repositories",
+        "fresh": "fresh repositories (out of sample: measured before any tuning on them)",
+    }
+    for group, title in titles.items():
         mine = [r for r in results if r.group == group]
         if mine:
-            title = "own benchmark (corpus the thresholds were chosen on)" if group == "own" else "unseen repositories"
             out[group] = report(title, mine, getattr(engine, "held", ()))
     if args.verbose:
         _verbose(results)

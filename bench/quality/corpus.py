@@ -104,14 +104,14 @@ def source(spec: RepoSpec) -> Source | None:
     return Source(spec.name, repo.texts, spec.tests, "own") if repo else None
 
 
-def unseen(wanted: list[str]) -> list[Source]:
-    """The fetched corpora (``bench/corpora.toml``) at their pinned commits."""
+def unseen(wanted: list[str], group: str = "unseen") -> list[Source]:
+    """The fetched corpora of set ``group`` (``bench/corpora.toml``) at their pinned commits."""
     out = []
-    for corpus in repos.corpora(wanted):
+    for corpus in repos.corpora(wanted, sets=(group,)):
         texts = repos.files_at(corpus, configs=True)
         if texts:
             has_tests = any(scan.is_test_path(p) for p in texts)
-            out.append(Source(corpus.name, texts, has_tests, "unseen"))
+            out.append(Source(corpus.name, texts, has_tests, group))
     return out
 
 

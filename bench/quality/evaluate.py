@@ -31,7 +31,7 @@ class Source:
     name: str
     texts: dict[str, bytes]
     tests: bool  # ships its own tests (scored for "new module without test")
-    group: str  # "own" (what the engine was tuned on) or "unseen"
+    group: str  # "own" (what the engine was tuned on), "unseen" or "fresh" (bench/corpora.toml sets)
 
 
 @dataclass(slots=True)

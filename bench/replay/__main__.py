@@ -394,6 +394,11 @@ def report(tallies: list[Tally], args: argparse.Namespace, quiet: bool = False) 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.replay", description=__doc__)
     ap.add_argument("--repos", default="", help="comma-separated substrings of repository names")
+    ap.add_argument(
+        "--set",
+        default="unseen",
+        help="bench/corpora.toml sets, comma-separated: unseen, fresh (measured before any tuning on it)",
+    )
     ap.add_argument("--commits", type=int, default=200, help="first-parent commits per repository")
     ap.add_argument("--followup", type=int, default=50, help="later commits in which a finding may be resolved")
     ap.add_argument("--window", type=int, default=1, help="learn once per this many commits")
@@ -411,7 +416,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = [w for w in args.repos.split(",") if w]
     tallies = []
     start = time.perf_counter()
-    for corpus in repos.corpora(wanted):
+    for corpus in repos.corpora(wanted, sets=tuple(g for g in args.set.split(",") if g)):
         t0 = time.perf_counter()
         tallies.append(replay(corpus, args.commits, args.followup, args.window, args.examples, args.lift_held))
         partial = Path(args.out).with_suffix(".partial.json")

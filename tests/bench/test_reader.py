@@ -121,10 +121,14 @@ def test_corpora_read_at_the_pinned_commit(tmp_path: Path, monkeypatch: pytest.M
     listing.write_text(
         f'[[repository]]\nname = "someone/thing"\ncommit = "{pinned}"\nlanguage = "python"\n\n'
         '[[repository]]\nname = "nobody/absent"\ncommit = "0000000000000000000000000000000000000000"\n'
-        'language = "python"\n'
+        'language = "python"\n\n'
+        f'[[repository]]\nname = "someone/thing"\ncommit = "{pinned}"\nlanguage = "python"\nset = "fresh"\n'
     )
     monkeypatch.setattr(repos, "CORPORA", listing)
     monkeypatch.setenv("CR_BENCH_REPOS", str(tmp_path / "mirror"))
     found = repos.corpora()
     assert [c.name for c in found] == ["someone/thing"]
     assert repos.files_at(found[0]) == {"a.py": b"x = 1\n"}
+    # The fresh set stays out of the default runs, which were tuned on, and is read only when asked for.
+    assert len(repos.corpora(sets=("fresh",))) == 1
+    assert len(repos.corpora(sets=("unseen", "fresh"))) == 2
