@@ -6,12 +6,15 @@ commit or rollback happens here and nowhere else.
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from typing import Any
 
-from sqlalchemy import MetaData, text
+import psycopg
+from sqlalchemy import MetaData, make_url, text
 from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine, AsyncSession, async_sessionmaker, create_async_engine
 
 # Stable constraint names so Alembic migrations stay diffable.
@@ -43,11 +46,18 @@ def service_metadata() -> MetaData:
     return MetaData(naming_convention=NAMING_CONVENTION)
 
 
+# A held connection's connect: a host that does not answer fails the statement well within the
+# deadlines of the callers (the code host's 10 s for a delivery).
+HELD_CONNECT_TIMEOUT_SECONDS = 3
+
+
 class Database:
     def __init__(self, url: str, *, pool_size: int = 5) -> None:
         self.url = url
         self.engine: AsyncEngine = create_async_engine(url, pool_size=pool_size, max_overflow=10, pool_pre_ping=True)
         self.sessions = async_sessionmaker(self.engine, expire_on_commit=False)
+        self._held: dict[str, psycopg.AsyncConnection[Any]] = {}
+        self._holding = asyncio.Lock()
 
     @asynccontextmanager
     async def session(self) -> AsyncIterator[AsyncSession]:
@@ -93,7 +103,25 @@ class Database:
         except Exception:
             return False
 
+    async def held(self, name: str) -> psycopg.AsyncConnection[Any]:
+        """The driver connection kept open for ``name`` (autocommit), outside the pool, for a hot
+        path whose statements run one at a time: a checkout of the pool costs a round trip (its
+        pre-ping) before every statement. A closed or broken one is replaced; the caller runs a
+        statement again on the new one only if it may (it cannot tell whether a statement that
+        lost its connection committed)."""
+        async with self._holding:
+            conn = self._held.get(name)
+            if conn is None or conn.closed or conn.broken:
+                dsn = make_url(self.url).set(drivername="postgresql").render_as_string(hide_password=False)
+                conn = self._held[name] = await psycopg.AsyncConnection.connect(
+                    dsn, autocommit=True, connect_timeout=HELD_CONNECT_TIMEOUT_SECONDS
+                )
+            return conn
+
     async def dispose(self) -> None:
+        held, self._held = list(self._held.values()), {}
+        for conn in held:
+            await conn.close()
         await self.engine.dispose()
 
 

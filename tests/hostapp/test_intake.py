@@ -10,6 +10,7 @@ import time
 
 import orjson
 from prometheus_client import REGISTRY
+from sqlalchemy import text
 
 from services.contracts.v1 import hostapp_pb2, hostapp_pb2_grpc
 from services.gateway.deliveries import DeliveryBatches
@@ -45,6 +46,30 @@ async def test_concurrent_deliveries_are_each_answered_for_their_own_record(db: 
     assert all(d.processed_at is None and d.payload for d in stored.values())  # recorded, not applied
     assert await all_jobs(db) == []  # nothing applied in the request path
     assert len(woken) == 40
+
+
+async def test_the_statements_run_on_a_held_connection_and_one_the_server_dropped_is_replaced(db: Database) -> None:
+    """No pool checkout (and its pre-ping round trip) per statement: one connection records
+    delivery after delivery. When the server drops it (a restart), the next delivery is still
+    recorded, on a new connection, not answered 503; a redelivery is still a duplicate."""
+    intake = Intake(db)
+    assert not (await intake.receive("held-1", "pull_request", opened(1))).duplicate
+    first = (await db.held("intake")).info.backend_pid
+    assert not (await intake.receive("held-2", "pull_request", opened(2))).duplicate
+    assert (await db.held("intake")).info.backend_pid == first
+    async with db.autocommit() as conn:  # as a server restart would, for this connection alone
+        assert (await conn.execute(text("SELECT pg_terminate_backend(:pid, 5000)"), {"pid": first})).scalar()
+    assert not (await intake.receive("held-3", "pull_request", opened(3))).duplicate
+    assert (await intake.receive("held-1", "pull_request", opened(1))).duplicate
+    assert (await db.held("intake")).info.backend_pid != first
+    assert set(await deliveries(db)) == {"held-1", "held-2", "held-3"}
+
+
+async def test_disposing_the_database_closes_its_held_connections(db: Database) -> None:
+    own = Database(db.url)
+    conn = await own.held("intake")
+    await own.dispose()
+    assert conn.closed
 
 
 async def test_a_delivery_recorded_before_a_crash_is_applied_after_it(db: Database) -> None:

@@ -106,3 +106,27 @@ async def test_an_item_whose_submitter_gave_up_is_not_flushed() -> None:
     with pytest.raises(asyncio.CancelledError):
         await gives_up
     assert flush.batches == [[1], [3]]  # its item, still waiting, was dropped
+
+
+async def test_with_two_flushes_in_flight_an_item_waits_only_when_both_are_busy() -> None:
+    """Concurrency 2: an item submitted while one flush is held goes at once in a second flush
+    (it does not wait for the first to end); what is submitted while both are held shares the
+    flush that starts when the first of them ends."""
+    flush = Recorder()
+    flush.gate.clear()
+    batcher: Batcher[int, int] = Batcher(flush, max_items=100, concurrency=2)
+    first = asyncio.ensure_future(batcher.submit(1))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    second = asyncio.ensure_future(batcher.submit(2))
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert flush.batches == [[1], [2]]  # both in flight, neither done
+    rest = [asyncio.ensure_future(batcher.submit(n)) for n in range(3, 7)]
+    for _ in range(3):
+        await asyncio.sleep(0)
+    assert flush.batches == [[1], [2]]  # both slots taken: these wait
+    flush.gate.set()
+    assert [await first, await second] == [2, 4]
+    assert [await r for r in rest] == [6, 8, 10, 12]
+    assert flush.batches == [[1], [2], [3, 4, 5, 6]]
