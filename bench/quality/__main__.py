@@ -200,13 +200,34 @@ def report(label: str, results: list[RepoResult], held: tuple[str, ...] = ()) ->
     return s
 
 
+def sources_of(groups: list[str], wanted: list[str]) -> list[Source]:
+    """The corpora of ``groups``: "own" (tuned on), or any set of bench/corpora.toml by its name.
+
+    A set is read by name rather than from a fixed list so that a new out-of-sample set (``fresh2``)
+    is measured without editing the benchmark first."""
+    sources: list[Source] = []
+    for group in groups:
+        if group != "own":
+            sources += unseen(wanted, group)
+    if "own" in groups:
+        for spec in default_specs():
+            if wanted and not any(w in spec.name for w in wanted):
+                continue
+            src = source(spec)
+            if src is None:
+                print(f"skipped {spec.name}: not available (npm pack failed or no files)", file=sys.stderr)
+            else:
+                sources.append(src)
+    return sources
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(prog="python -m bench.quality", description=__doc__)
     ap.add_argument(
         "--set",
         default="unseen,own",
-        help="corpora, comma-separated: unseen (bench/corpora.toml), own (tuned on), fresh (bench/corpora.toml's"
-        " set measured before any tuning on it)",
+        help="corpora, comma-separated: unseen (bench/corpora.toml), own (tuned on), or any other set of"
+        " bench/corpora.toml (fresh, fresh2: sets measured before any tuning on them)",
     )
     ap.add_argument("--repos", default="", help="comma-separated substrings of repository names")
     ap.add_argument("--engine", choices=("rest", "local"), default="rest")
@@ -224,19 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     wanted = [w for w in args.repos.split(",") if w]
     groups = [g for g in args.set.split(",") if g]
-    sources: list[Source] = []
-    for group in ("unseen", "fresh"):
-        if group in groups:
-            sources += unseen(wanted, group)
-    if "own" in groups:
-        for spec in default_specs():
-            if wanted and not any(w in spec.name for w in wanted):
-                continue
-            src = source(spec)
-            if src is None:
-                print(f"skipped {spec.name}: not available (npm pack failed or no files)", file=sys.stderr)
-            else:
-                sources.append(src)
+    sources = sources_of(groups, wanted)
     if not sources:
         print("no repository available: see bench/README.md (CR_BENCH_REPOS)", file=sys.stderr)
         return 0
@@ -265,6 +274,9 @@ def main(argv: list[str] | None = None) -> int:
         "unseen": "unseen repositories",
         "fresh": "fresh repositories (out of sample: measured before any tuning on them)",
     }
+    for group in groups:
+        if group not in titles:
+            titles[group] = f"set {group} (out of sample: measured before any tuning on it)"
     for group, title in titles.items():
         mine = [r for r in results if r.group == group]
         if mine:

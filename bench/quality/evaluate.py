@@ -31,7 +31,7 @@ class Source:
     name: str
     texts: dict[str, bytes]
     tests: bool  # ships its own tests (scored for "new module without test")
-    group: str  # "own" (what the engine was tuned on), "unseen" or "fresh" (bench/corpora.toml sets)
+    group: str  # "own" (what the engine was tuned on), or a bench/corpora.toml set: "unseen", "fresh", "fresh2"
 
 
 @dataclass(slots=True)

@@ -9,6 +9,7 @@ import pytest
 
 from bench import repos
 from bench.quality import reader
+from bench.quality.__main__ import sources_of
 
 
 @pytest.mark.parametrize(
@@ -122,7 +123,8 @@ def test_corpora_read_at_the_pinned_commit(tmp_path: Path, monkeypatch: pytest.M
         f'[[repository]]\nname = "someone/thing"\ncommit = "{pinned}"\nlanguage = "python"\n\n'
         '[[repository]]\nname = "nobody/absent"\ncommit = "0000000000000000000000000000000000000000"\n'
         'language = "python"\n\n'
-        f'[[repository]]\nname = "someone/thing"\ncommit = "{pinned}"\nlanguage = "python"\nset = "fresh"\n'
+        f'[[repository]]\nname = "someone/thing"\ncommit = "{pinned}"\nlanguage = "python"\nset = "fresh"\n\n'
+        f'[[repository]]\nname = "someone/thing"\ncommit = "{pinned}"\nlanguage = "python"\nset = "fresh2"\n'
     )
     monkeypatch.setattr(repos, "CORPORA", listing)
     monkeypatch.setenv("CR_BENCH_REPOS", str(tmp_path / "mirror"))
@@ -132,3 +134,6 @@ def test_corpora_read_at_the_pinned_commit(tmp_path: Path, monkeypatch: pytest.M
     # The fresh set stays out of the default runs, which were tuned on, and is read only when asked for.
     assert len(repos.corpora(sets=("fresh",))) == 1
     assert len(repos.corpora(sets=("unseen", "fresh"))) == 2
+    # A later out-of-sample set is read by its name alone, by the replay and the planted benchmark.
+    assert len(repos.corpora(sets=("fresh2",))) == 1
+    assert [(s.name, s.group) for s in sources_of(["fresh2"], [])] == [("someone/thing", "fresh2")]
