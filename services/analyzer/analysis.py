@@ -19,7 +19,7 @@ from collections.abc import Iterable, Sequence
 
 from services.analyzer import preferences, replacements, repo_lookup, results
 from services.analyzer.deps import Deps
-from services.analyzer.review import UNSUPPORTED, Outcome, Target, review
+from services.analyzer.review import UNSUPPORTED, Outcome, Target, cap_change, review
 from services.analyzer.state import LoadedRepo
 from services.contracts.v1 import analyzer_pb2, indexer_pb2
 from services.kit.errors import ServiceError
@@ -76,7 +76,7 @@ async def _finish(
             skipped=outcome.skipped,
             duration_ms=duration,
             pr_number=pr_number,
-            preexisting=len(outcome.preexisting),
+            preexisting=outcome.preexisting_count,
         )
     # The relay is not woken: usage tolerates its poll interval (CR_ANALYZER_OUTBOX_POLL_SECONDS),
     # and waking it per analysis made the next request compete with the publish (~2x latency).
@@ -86,7 +86,7 @@ async def _finish(
         audit_id,
         findings,
         preexisting=preexisting,
-        preexisting_count=len(outcome.preexisting),
+        preexisting_count=outcome.preexisting_count,
         baseline=outcome.baseline,
         files=len(outcome.analyzed),
         skipped=outcome.skipped,
@@ -102,11 +102,11 @@ async def _run(deps: Deps, entry: LoadedRepo, targets: list[Target], *, change_l
     if len(targets) == 1 and not change_level:
         return review(entry, entry.model, targets, prefs, max_bytes=max_bytes, change_level=False)
     outcome = await asyncio.to_thread(
-        review, entry, entry.model, targets, prefs, max_bytes=max_bytes, change_level=change_level
+        review, entry, entry.model, targets, prefs, max_bytes=max_bytes, change_level=change_level, cap=False
     )
     if change_level:
         await replacements.drop_replaced(deps, entry, targets, outcome)
-    return outcome
+    return cap_change(outcome, prefs.check_prefs(entry.model.config.level).max_per_rule)
 
 
 async def _indexed(deps: Deps, entry: LoadedRepo, path: str) -> Target:

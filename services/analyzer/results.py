@@ -88,6 +88,7 @@ def to_proto(f: Finding) -> analyzer_pb2.Finding:
         evidence=evidence_message(f),
         suggestion=f.suggestion or "",
         preexisting=f.preexisting,
+        more=f.more,
     )
 
 

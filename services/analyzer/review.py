@@ -26,7 +26,8 @@ from services.analyzer.engine import (
     check_change,
     toolconfig,
 )
-from services.analyzer.engine.baseline import split
+from services.analyzer.engine.baseline import narrowed, split
+from services.analyzer.engine.caps import capped, noted
 from services.analyzer.engine.declared import EDITORCONFIG_RULES
 from services.analyzer.engine.dependencies import PREFIX, keep_unless_replaced, replaced_jobs
 from services.analyzer.engine.toolconfig import library_key
@@ -60,6 +61,7 @@ class Target:
 class Outcome:
     findings: list[Finding] = field(default_factory=list)  # what the change introduced
     preexisting: list[Finding] = field(default_factory=list)  # on changed lines, already at the base
+    preexisting_count: int = 0  # all of them, before the per-rule cap
     baseline: bool = False  # whether the findings were compared with a base at all
     analyzed: list[str] = field(default_factory=list)
     skipped: dict[str, str] = field(default_factory=dict)
@@ -87,9 +89,11 @@ def review(
     *,
     max_bytes: int,
     change_level: bool,
+    cap: bool = True,
 ) -> Outcome:
     """Findings for ``targets`` (limited to their changed lines) plus the change-level ones, with
-    those the base already had set apart in ``preexisting``."""
+    those the base already had set apart in ``preexisting``; each list capped per rule for the
+    whole change (``cap_change``) unless ``cap`` is False (the caller filters further first)."""
     out = Outcome()
     model = with_change_stubs(model, targets)
     check_prefs = prefs.check_prefs(model.config.level)
@@ -98,9 +102,12 @@ def review(
     reported: list[Finding] = []
     unchanged: list[Finding] = []
     base: list[Finding] = []
+    base_sides: dict[str, tuple[FileFacts, list[Finding]]] = {}  # by head path
     for t in targets:
         if with_base and t.base is not None and not prefs.ignores_path(t.old_path or t.path):
-            base.extend(_base_findings(t, model, whole, max_bytes))
+            found, facts = _base_findings(t, model, whole, max_bytes)
+            base_sides[t.path] = (facts, found)
+            base.extend(found)
         if t.status == "deleted":
             continue
         if prefs.ignores_path(t.path):
@@ -117,14 +124,21 @@ def review(
             out.skipped[t.path] = facts.skipped
             continue
         text = text_of(t.data)
-        reported.extend(check(facts, text, model, changed_lines=t.changed, prefs=check_prefs))
+        reported.extend(check(facts, text, model, changed_lines=t.changed, prefs=whole))  # capped per change below
         if with_base and t.changed and t.status != "added":
             lines = t.changed
             head = check(facts, text, model, prefs=whole)
             unchanged.extend(f for f in head if not any(n in lines for n in range(f.start_line, f.end_line + 1)))
         out.analyzed.append(t.path)
         out.facts[t.path] = facts
+    for path, (facts, found) in base_sides.items():
+        base.extend(narrowed(path, facts, out.facts.get(path), found))
     introduced, preexisting = split(reported, unchanged, base) if with_base else (reported, [])
+    if introduced and base_sides:
+        sides = [t for t in targets if t.path in base_sides]
+        moved = _moved_in(sides, introduced, out.facts, model, whole, max_bytes)
+        if moved:
+            introduced, preexisting = split(reported, unchanged, base + moved)
     out.findings = introduced
     out.baseline = with_base
     if change_level:
@@ -158,6 +172,18 @@ def review(
     out.findings = keep_unless_replaced(out.findings, _replaced_with_bases(targets, out, model))
     out.findings = _kept(entry, prefs, check_prefs, out.findings)
     out.preexisting = _kept(entry, prefs, check_prefs, preexisting)
+    out.preexisting_count = len(out.preexisting)
+    return cap_change(out, check_prefs.max_per_rule) if cap else out
+
+
+def cap_change(out: Outcome, per_rule: int) -> Outcome:
+    """At most ``per_rule`` findings of one rule in the whole change, the last saying how many
+    more (``engine/caps.py``), and the same for the pre-existing ones (their count stays whole):
+    a change that requotes 28 files is one nit, not 84 comments."""
+    kept, left_out = capped(out.findings, per_rule)
+    out.findings = noted(kept, left_out, "in this change")
+    kept, left_out = capped(out.preexisting, per_rule)
+    out.preexisting = noted(kept, left_out, "in this change")
     return out
 
 
@@ -262,17 +288,75 @@ def _kept(entry: LoadedRepo, prefs: Effective, check_prefs: CheckPrefs, findings
     return [f for f in calibrated if prefs.keeps(f.rule, f.severity, f.confidence, f.path)]
 
 
-def _base_findings(t: Target, model: ConventionModel, prefs: CheckPrefs, max_bytes: int) -> list[Finding]:
-    """The base side of one changed file, checked whole (nothing when it cannot be read)."""
+def _base_findings(
+    t: Target, model: ConventionModel, prefs: CheckPrefs, max_bytes: int
+) -> tuple[list[Finding], FileFacts]:
+    """The base side of one changed file, checked whole (nothing when it cannot be read), and
+    its facts."""
     assert t.base is not None
     path = t.old_path or t.path
     facts = usable_facts(t.base_facts, path) or extract(path, t.base, max_bytes=max_bytes)
     if facts.skipped:
-        return []
+        return [], facts
     found = check(facts, text_of(t.base), model, prefs=prefs)
     if t.status == "deleted" or path == t.path:
-        return found
-    return [msgspec.structs.replace(f, path=t.path) for f in found]  # a rename's base, as the head names it
+        return found, facts
+    return [msgspec.structs.replace(f, path=t.path) for f in found], facts  # a rename's base, as the head names it
+
+
+# Base sides checked again under another file's path, at most, per review: a split of a large
+# module into many is bounded, not checked file by file against file.
+MAX_MOVED_CHECKS = 16
+
+
+def _moved_in(
+    targets: list[Target],
+    introduced: list[Finding],
+    heads: dict[str, FileFacts],
+    model: ConventionModel,
+    prefs: CheckPrefs,
+    max_bytes: int,
+) -> list[Finding]:
+    """Base findings of code the change moved into a file from another of ``sides`` (the targets
+    whose base is reviewed), or from a renamed file's old path, checked as that file:
+    Python-Markdown moved its TOC tests from ``tests/test_extensions.py``, whose directory holds
+    no quote habit, into ``tests/test_syntax/extensions/test_toc.py``, whose directory does; the
+    old code was never flagged where it was, yet it is old code where it lands.
+
+    A base side is checked as ``path`` when it is of the same language and held what a finding
+    of ``path`` flags (its anchor, whitespace aside) more often than the change leaves there.
+    """
+    anchors: dict[str, set[str]] = {}
+    for f in introduced:
+        if f.start_line > 0 and f.anchor:
+            anchors.setdefault(f.path, set()).add("".join(f.anchor.split()))
+    squeezed: dict[str, tuple[str, str]] = {}  # head path -> (base text, head text), whitespace aside
+    for t in targets:
+        if t.base is not None:
+            now = "" if t.status == "deleted" or t.data is None else text_of(t.data)
+            squeezed[t.path] = ("".join(text_of(t.base).split()), "".join(now.split()))
+    by_path = {t.path: t for t in targets}
+    out: list[Finding] = []
+    checks = 0
+    for path in sorted(anchors):
+        head = heads.get(path)
+        if head is None:
+            continue
+        for source in sorted(squeezed):
+            t = by_path[source]
+            if source == path and (t.old_path or path) == path:
+                continue  # its own base, already checked as itself
+            before, after = squeezed[source]
+            if not any(before.count(a) > after.count(a) for a in anchors[path]):
+                continue
+            if checks >= MAX_MOVED_CHECKS:
+                return out
+            checks += 1
+            assert t.base is not None
+            facts = extract(path, t.base, max_bytes=max_bytes)
+            if not facts.skipped and facts.language == head.language:
+                out.extend(check(facts, text_of(t.base), model, prefs=prefs))
+    return out
 
 
 def _gone(targets: list[Target]) -> list[str]:

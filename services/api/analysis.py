@@ -71,6 +71,9 @@ class Finding(FindingFields):
     evidence: Evidence = Field(default_factory=Evidence)
     suggestion: str = ""
     preexisting: bool = Field(False, description="The change's base already had it (listed under preexisting)")
+    more: Count = Field(
+        0, description="Findings of this rule left out after this one (a few of one rule are listed per change)"
+    )
 
 
 class Skipped(Body):

@@ -235,7 +235,7 @@ def summary(
     min_severity: str = "warning",
 ) -> dict[str, str]:
     strict = [f for f in parts.new if reviewed(f, min_severity)]
-    n = len(strict)
+    n = sum(1 + f.more for f in strict)  # with those of a rule the analysis did not list one by one
     title = "No new convention findings" if n == 0 else f"{n} new convention finding{'s' if n != 1 else ''}"
     text = [
         f"Analysed {result.files_analyzed or files} changed file(s) against this repository's conventions.",
@@ -243,7 +243,8 @@ def summary(
         "| | findings |",
         "|---|---|",
         f"| new | {n} |",
-        f"| new hints (loose conventions or below {min_severity}, not commented) | {len(parts.new) - n} |",
+        f"| new hints (loose conventions or below {min_severity}, not commented) | "
+        f"{sum(1 + f.more for f in parts.new) - n} |",
         f"| already there (also at the base, not commented) | {parts.already_count} |",
         f"| fixed on this pull request | {fixed} |",
         f"| dismissed on this pull request | {len(parts.quiet)} |",
@@ -257,7 +258,7 @@ def summary(
     by_rule: dict[str, list[int]] = {}
     for i, group in enumerate((parts.new, parts.already)):
         for f in group:
-            by_rule.setdefault(f.rule or f.category, [0, 0])[i] += 1
+            by_rule.setdefault(f.rule or f.category, [0, 0])[i] += 1 + f.more
     if by_rule:
         text += ["", "| rule | new | already there |", "|---|---|---|"]
         text += [f"| `{rule}` | {a} | {b} |" for rule, (a, b) in sorted(by_rule.items())]

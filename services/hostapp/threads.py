@@ -80,8 +80,11 @@ class Tracker:
         rows: list[PrFinding],
         present: dict[str, analyzer_pb2.Finding],
         unreviewed_paths: set[str],
+        unlisted_rules: frozenset[str] = frozenset(),
     ) -> list[PrFinding]:
-        """Open rows against this head's analysis; returns the rows fixed by this head."""
+        """Open rows against this head's analysis; returns the rows fixed by this head.
+        ``unlisted_rules``: rules the analysis did not list every finding of (a few of one rule
+        are listed per change): a row of one of them that is absent may only have been left out."""
         fixed: list[PrFinding] = []
         async with self.db.session() as session:
             for row in rows:
@@ -93,8 +96,8 @@ class Tracker:
                     values = {"last_head": job.head_sha, "line": finding.start_line, "finding_id": finding.id}
                     if row.person_resolved_at_head:  # resolved by a person, and the code still has it
                         values.update(dismissed("thread resolved by a person without a fix"))
-                elif row.path in unreviewed_paths:
-                    continue  # not analysed this time: no verdict either way
+                elif row.path in unreviewed_paths or row.rule in unlisted_rules:
+                    continue  # not analysed, or not listed, this time: no verdict either way
                 else:
                     # Marked before the thread is touched: the code host's "resolved" webhook for
                     # our own resolution then finds the row no longer open.

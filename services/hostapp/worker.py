@@ -227,7 +227,8 @@ class PrWorker:
         dismissed = {r.fingerprint for r in rows if r.state == DISMISSED}
         parts = review.split(introduced, preexisting, ignored, dismissed, already_count=result.preexisting_count)
         present = {review.key(f): f for group in (parts.new, parts.already, parts.ignored, parts.quiet) for f in group}
-        fixed_now = await self.tracker.settle(job, rows, present, {s.path for s in result.skipped})
+        unlisted = frozenset(f.rule for f in (*result.findings, *result.preexisting) if f.more)
+        fixed_now = await self.tracker.settle(job, rows, present, {s.path for s in result.skipped}, unlisted)
         max_comments = min(self.settings.max_review_comments, config.max_comments)
         known = {r.fingerprint for r in rows}
         least = self.settings.comment_min_severity

@@ -25,7 +25,8 @@ import msgspec
 # 10: Import.optional (a Python import an ``except ImportError`` guards).
 # 11: a JavaScript console.log that only forwards spread arguments (`console.log(...args)`) is no print.
 # 12: a shorthand key of a JavaScript object pattern (`const { node_fields } = meta`) names no identifier.
-FACTS_SCHEMA_VERSION = 12
+# 13: a handler that calls six's or future's raise_from/reraise re-raises (dateutil's Decimal errors).
+FACTS_SCHEMA_VERSION = 13
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

@@ -37,6 +37,8 @@ _OVERLOAD = re.compile(rb"@\s*(?:[A-Za-z_][\w.]*\.)?overload\b")
 _TYPE_CHECKING = re.compile(rb"(elif|if)\s+(?:[A-Za-z_]\w*\.)?TYPE_CHECKING\s*:")
 # Statements that leave a handler with the error still on its way: ``raise``, ``raise X from e``.
 _RAISE = frozenset({"raise_statement"})
+# The compatibility libraries' ``raise X from e`` (six, future): a call that always raises.
+_RAISE_CALL = re.compile(r"(?:^|\.)(?:raise_from|reraise)$")
 _NESTED_SCOPES = frozenset({"function_definition", "class_definition", "lambda"})
 
 _PRINT = re.compile(rb"(print)\s*\(")
@@ -414,14 +416,17 @@ def _optional(ctx: Ctx, node: Node) -> bool:
     return False
 
 
-def _reraises(block: Node, *, same: bool = False) -> bool:
-    """Whether a handler's body raises (``raise``, ``raise Other(...) from exc``): recording
-    or translating an error and letting it go on is neither catching too much nor swallowing.
-    ``same``: only a bare ``raise`` counts, which lets the caught exception itself go on."""
+def _reraises(ctx: Ctx, block: Node, *, same: bool = False) -> bool:
+    """Whether a handler's body raises (``raise``, ``raise Other(...) from exc``, or its Python 2
+    spelling ``six.raise_from(Other(...), exc)``): recording or translating an error and letting
+    it go on is neither catching too much nor swallowing. ``same``: only a bare ``raise`` counts,
+    which lets the caught exception itself go on."""
     stack = list(block.named_children)
     while stack:
         node = stack.pop()
         if node.type in _RAISE and not (same and node.named_children):
+            return True
+        if not same and node.type == "call" and _RAISE_CALL.search(ctx.text(node.child_by_field_name("function"))):
             return True
         if node.type not in _NESTED_SCOPES:
             stack.extend(node.named_children)
@@ -441,7 +446,7 @@ def _except(ctx: Ctx, node: Node) -> None:
     # A bare `except:` that raises another exception still catches KeyboardInterrupt and
     # SystemExit, and turns them into that exception, and one that re-raises only sometimes
     # keeps them the other times: only a bare `raise` on every path lets them go on.
-    if body is not None and (_always_reraises(body) if value is None else _reraises(body)):
+    if body is not None and (_always_reraises(body) if value is None else _reraises(ctx, body)):
         return
     caught = broad = ""
     if value is None:

@@ -406,3 +406,198 @@ def test_a_change_that_adds_an_editorconfig_section_is_not_held_to_the_settings_
     # An .editorconfig edit that declares nothing our rules read leaves them judged.
     charset = Target(".editorconfig", "modified", (before + "charset = utf-8\n").encode(), {7}, base=before.encode())
     assert "formatting.final_newline" in [f.rule for f in _review(code, charset, model=model).findings]
+
+
+# dateutil's tz.py before its PEP 8 cleanup: a bare `except:` in a repository where a few modules
+# still have one (so that rule is not strict) and none catches `Exception`.
+TZ_BASE = '''\
+"""Time zones."""
+
+from __future__ import annotations
+
+
+def datetime_ambiguous(tz, dt):
+    """Whether ``dt`` is ambiguous in ``tz``."""
+    if tz is None:
+        raise ValueError("no time zone")
+    try:
+        return tz.is_ambiguous(dt)
+    except:
+        pass
+    return False
+'''
+
+
+def _compat(i: int) -> str:
+    return (
+        f'"""Compat {i}."""\n\n\ndef probe_{i}(value: str) -> None:\n'
+        '    """Probe."""\n    try:\n        bool(value)\n    except:\n        pass\n'
+    )
+
+
+def test_a_bare_except_narrowed_to_except_exception_is_not_a_new_broad_catch() -> None:
+    # dateutil cd27628 narrowed `except: pass` to `except Exception: pass`, where neither bare nor
+    # silent handlers are strict (a few modules keep them) but `except Exception` is.
+    model = _model({f"acme/compat{i}.py": _compat(i) for i in range(6)} | {"acme/tz.py": TZ_BASE})
+    narrowed = TZ_BASE.replace("    except:\n", "    except Exception:\n")
+    assert _review(Target("acme/tz.py", "modified", narrowed.encode(), {12}), model=model).findings != []
+    out = _review(_modified("acme/tz.py", TZ_BASE, narrowed), model=model)
+    assert out.findings == []
+    assert [(f.rule, f.start_line) for f in out.preexisting] == [("idioms.broad_except", 12)]
+
+    # A broad catch the change writes beside the narrowed one is its own.
+    added = narrowed.replace(
+        "    return False\n",
+        "    try:\n        return dt.fold\n    except Exception:\n        pass\n    return False\n",
+    )
+    out = _review(_modified("acme/tz.py", TZ_BASE, added), model=model)
+    assert [(f.rule, f.start_line) for f in out.findings] == [("idioms.broad_except", 16)]
+    assert [(f.rule, f.start_line) for f in out.preexisting] == [("idioms.broad_except", 12)]
+
+
+# babel's frontend.py: parse_mapping, undocumented in its types, with a doctest in its docstring.
+FRONTEND_BASE = '''\
+"""Frontends."""
+
+from __future__ import annotations
+
+from configparser import RawConfigParser
+
+
+def parse_mapping(fileobj, filename=None):
+    """Parse an extraction method mapping from a file-like object.
+
+    >>> method_map, options_map = parse_mapping(buf)
+    >>> len(method_map)
+    4
+    """
+    extractors = {}
+    method_map = []
+    options_map = {}
+
+    parser = RawConfigParser()
+    parser.read_file(fileobj, filename)  # in file order
+
+    for section in parser.sections():
+        if section == 'extractors':
+            extractors = dict(parser.items(section))
+        else:
+            method, pattern = (part.strip() for part in section.split(':', 1))
+            method_map.append((pattern, method))
+            options_map[pattern] = dict(parser.items(section))
+    return method_map, options_map
+'''
+
+
+def test_a_function_renamed_behind_a_deprecated_wrapper_keeps_its_history() -> None:
+    # babel d26a669: parse_mapping renamed parse_mapping_cfg, its doctest moved to the tests, the
+    # old name kept as a wrapper that warns: the unannotated signature is the old function's.
+    body = FRONTEND_BASE[FRONTEND_BASE.index("    extractors = {}") :]
+    head = FRONTEND_BASE[: FRONTEND_BASE.index("def parse_mapping")] + (
+        "def parse_mapping(fileobj, filename=None):\n"
+        "    warnings.warn('use parse_mapping_cfg', DeprecationWarning, stacklevel=2)\n"
+        "    return parse_mapping_cfg(fileobj, filename)\n\n\n"
+        "def parse_mapping_cfg(fileobj, filename=None):\n"
+        '    """Parse an extraction method mapping from a file-like object."""\n' + body
+    )
+    out = _review(_modified("acme/frontend.py", FRONTEND_BASE, head))
+    assert [f for f in out.findings if f.rule.startswith("typing.")] == []
+    assert ("typing.annotations.function", "parse_mapping_cfg") in {(f.rule, f.symbol) for f in out.preexisting}
+
+    # A new function whose body is one short line is not vouched for by an old one's.
+    short = head + "\n\ndef parse_other(fileobj, filename=None):\n    return parse_mapping_cfg(fileobj, filename)\n"
+    out = _review(_modified("acme/frontend.py", FRONTEND_BASE, short))
+    assert ("typing.annotations.function", "parse_other") in {(f.rule, f.symbol) for f in out.findings}
+
+
+def _extension_tests(i: int) -> str:
+    """A test module of Python-Markdown's tests/test_syntax/extensions/: single quotes throughout."""
+    cases = "".join(
+        f"    def test_case_{j}(self):\n"
+        f"        self.assertMarkdownRenders('# Hd {j}', '<h1 id=\\'hd-{j}\\'>Hd {j}</h1>', extensions=['toc'])\n\n"
+        for j in range(8)
+    )
+    head = f"'''Extension {i} tests.'''\n\nfrom markdown.test_tools import TestCase\n\n\n"
+    return f"{head}class TestExt{i}(TestCase):\n{cases}"
+
+
+def _legacy_tests(i: int) -> str:
+    """An old unittest module at the top of tests/, double-quoted: no quote habit there."""
+    cases = "".join(
+        f"    def testCase{j}(self):\n"
+        f'        md = markdown.Markdown(extensions=["toc"])\n'
+        f'        self.assertEqual(md.convert("# Hd {j}"), "<h1>Hd {j}</h1>")\n\n'
+        for j in range(8)
+    )
+    head = f'"""Legacy {i} tests."""\n\nimport unittest\n\nimport markdown\n\n\n'
+    return f"{head}class TestLegacy{i}(unittest.TestCase):\n{cases}"
+
+
+def test_tests_moved_into_a_directory_with_a_quote_habit_keep_their_history() -> None:
+    # Python-Markdown e4ab4a6 moved the TOC tests from tests/test_extensions.py (no quote habit at
+    # the top of tests/) into tests/test_syntax/extensions/test_toc.py (single quotes); the old
+    # `permalink_title="PL"` came along, rewritten into assertMarkdownRenders calls.
+    old_toc = (
+        _legacy_tests(99)
+        .replace("class TestLegacy99", "class TestTOC")
+        .replace(
+            'extensions=["toc"]',
+            'extensions=[markdown.extensions.toc.TocExtension(\n            permalink=True, permalink_title="PL")]',
+        )
+    )
+    files = {f"tests/test_syntax/extensions/test_ext{i}.py": _extension_tests(i) for i in range(8)}
+    files |= {f"tests/test_legacy{i}.py": _legacy_tests(i) for i in range(4)}
+    files |= {"tests/test_extensions.py": old_toc, "tests/test_syntax/extensions/test_toc.py": _extension_tests(42)}
+    model = _model(files)
+    toc_head = _extension_tests(42) + (
+        "    def test_toc_permalink(self):\n"
+        "        self.assertMarkdownRenders(\n"
+        "            '# Hd 1',\n"
+        "            '<h1 id=\"hd-1\">Hd 1</h1>',\n"
+        '            extensions=[TocExtension(permalink=True, permalink_title="PL")]\n'
+        "        )\n"
+    )
+    toc = _modified("tests/test_syntax/extensions/test_toc.py", _extension_tests(42), toc_head)
+    left = old_toc[: old_toc.index("    def testCase1")]
+    out = _review(toc, _modified("tests/test_extensions.py", old_toc, left), model=model)
+    assert out.findings == []
+    assert [(f.rule, f.path) for f in out.preexisting] == [
+        ("formatting.quotes", "tests/test_syntax/extensions/test_toc.py")
+    ]
+    # Where it was, the old code was never flagged: only checked as the file it moved into is it.
+    everywhere = set(range(1, old_toc.count("\n") + 2))
+    assert (
+        _review(Target("tests/test_extensions.py", "modified", old_toc.encode(), everywhere), model=model).findings
+        == []
+    )
+
+    # The same line written by the change, with nothing moved out of another file, is new.
+    out = _review(toc, model=model)
+    assert [f.rule for f in out.findings] == ["formatting.quotes"]
+
+
+def _single_quoted(i: int) -> str:
+    """A module of mistune's src/ before its type-hint pull request: single quotes throughout."""
+    lines = "".join(f"    hooks['before_{j}'] = markdown.get('hook_{j}', 'default')\n" for j in range(6))
+    head = f"'''Plugin {i}.'''\n\n\ndef plugin_{i}(markdown: 'Markdown') -> None:\n"
+    return f"{head}    '''Install.'''\n    hooks = {{}}\n{lines}"
+
+
+def test_one_change_that_requotes_many_files_says_it_a_few_times_and_counts_the_rest() -> None:
+    # mistune 29d3120: a contributor's type-hint pull request requoted every line it touched, in
+    # 28 files; three findings a file made it 84. A change gets three of one rule, then a count.
+    model = _model({f"acme/plugins/p{i}.py": _single_quoted(i) for i in range(20)})
+    targets = []
+    for i in range(5):
+        base = _single_quoted(i)
+        head = base.replace("'", '"').replace('"""', "'''")
+        targets.append(_modified(f"acme/plugins/p{i}.py", base, head))
+    out = _review(*targets, model=model)
+    quotes = [f for f in out.findings if f.rule == "formatting.quotes"]
+    total = 7 * len(targets)  # the signature and six hook lines of each file
+    assert [f.path for f in quotes] == ["acme/plugins/p0.py"] * 3
+    assert [f.more for f in quotes] == [0, 0, total - 3]
+    assert quotes[-1].message.endswith(f"({total - 3} more in this change)")
+    # Within one file the cap reads the same, and one file alone is a change of one file.
+    alone = _review(targets[1], model=model).findings
+    assert [f.more for f in alone if f.rule == "formatting.quotes"] == [0, 0, 4]

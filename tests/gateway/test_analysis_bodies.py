@@ -119,6 +119,7 @@ def test_an_analysis_result_renders_typed_evidence_and_params() -> None:
                 "end_line": 22,
                 "suggestion": "load_audit_names",
                 "preexisting": False,
+                "more": 0,
                 "evidence": {
                     "level": "strict",
                     "symbol": "loadAuditNames",
@@ -146,6 +147,7 @@ def test_an_analysis_result_renders_typed_evidence_and_params() -> None:
                 "end_line": 0,
                 "suggestion": "",
                 "preexisting": False,
+                "more": 0,
                 "evidence": {
                     "level": "strict",
                     "symbol": "",
@@ -175,6 +177,7 @@ def test_an_analysis_result_renders_typed_evidence_and_params() -> None:
                 "end_line": 40,
                 "suggestion": "",
                 "preexisting": True,
+                "more": 0,
                 "evidence": {
                     "level": "strict",
                     "symbol": "",

@@ -113,6 +113,22 @@ async def test_a_finding_is_commented_once_kept_when_moved_and_resolved_when_fix
     assert (await app.deliver("pull_request_review_thread", event)).handled is False
 
 
+async def test_a_finding_left_out_by_the_per_change_cap_is_not_fixed(app: Hostapp, standin: GitHubStandIn) -> None:
+    # The analyzer lists a few findings of one rule per change and counts the rest on the last
+    # (Finding.more): a push that adds findings of the rule earlier in the change can leave an
+    # already commented one unlisted; it is still there, so its thread stays open.
+    await push(app, standin, "1" * 40, PATCH, [finding(4)])
+    (comment,) = standin.review_comments(REPO, 2)
+    listed = [finding(2, "fp-a"), finding(3, "fp-b", more=1)]
+    later = await push(app, standin, "2" * 40, MOVED, listed)
+    row = next(r for r in await rows(app) if r.fingerprint == "fp-load")
+    assert (row.state, row.thread_resolved) == ("open", False)
+    assert not standin.thread_of(comment["id"])["resolved"]
+    assert ("fp-load", "fixed") not in app.analyzer.verdicts()
+    summary = standin.check_runs[later.check_run_id]["output"]["summary"]
+    assert "| `naming.case.function` | 3 | 0 |" in summary  # the unlisted one counted
+
+
 async def test_a_thumbs_down_dismisses_before_the_next_analysis(app: Hostapp, standin: GitHubStandIn) -> None:
     await push(app, standin, "1" * 40, PATCH, [finding(4)])
     (comment,) = standin.review_comments(REPO, 2)

@@ -283,6 +283,28 @@ def test_a_bare_except_that_raises_another_exception_is_still_bare() -> None:
     assert found == [("bare_except", 4, "")]
 
 
+def test_a_broad_handler_that_translates_with_six_raise_from_is_neither_broad_nor_swallowing() -> None:
+    """dateutil's parser turns every failure of ``Decimal(val)`` into a ValueError with
+    ``six.raise_from`` (Python 2's ``raise ... from e``); a handler that only logs is still broad."""
+    source = (
+        "import six\nfrom six import reraise\n\n\n"
+        "def _to_decimal(self, val):\n"
+        "    try:\n        return Decimal(val)\n"
+        "    except Exception as e:\n"
+        "        msg = 'Could not convert %s to decimal' % val\n"
+        "        six.raise_from(ValueError(msg), e)\n"
+        "    try:\n        return float(val)\n"
+        "    except Exception:\n        reraise(*sys.exc_info())\n"
+        "    try:\n        return int(val)\n"
+        "    except:\n        six.raise_from(ValueError(val), None)\n"
+        "    try:\n        return complex(val)\n"
+        "    except Exception:\n        log.warning('raise_from')\n"
+    )
+    found = [s for s in statements(facts_of("dateutil/parser/_parser.py", source)) if s[0].endswith("_except")]
+    # A bare `except:` turning Ctrl-C into ValueError is still bare, as with `raise ... from`.
+    assert found == [("bare_except", 17, ""), ("broad_except", 21, "Exception")]
+
+
 def test_imports_a_try_guards_against_import_error_are_optional() -> None:
     """anyio's ``_eventloop.py`` runs without sniffio; a ``try:`` guarding another error, or an
     import after the ``try``, is no such guard."""

@@ -15,6 +15,7 @@ from typing import Any
 import msgspec
 
 from services.analyzer.engine import suppressions
+from services.analyzer.engine.caps import capped, noted
 from services.analyzer.engine.config import path_glob
 from services.analyzer.engine.conventions import (
     DIRECTORY,
@@ -26,7 +27,7 @@ from services.analyzer.engine.conventions import (
 )
 from services.analyzer.engine.findings import Evidence, Finding, anchor_of, finding_id, fingerprint
 from services.analyzer.engine.suppressions import Suppressions
-from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, scan
+from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, code_only, scan
 from services.analyzer.engine.thresholds import STRICT, level_at_least, level_rank
 from services.source.facts import FileFacts, Symbol
 
@@ -143,7 +144,6 @@ class FileCheck:
         self.chain = index.chain(facts.path, facts.language)
         self.findings: list[Finding] = []
         self._lines: list[str] | None = None
-        self._per_rule: dict[str, int] = {}
 
     @property
     def lines(self) -> list[str]:
@@ -225,7 +225,6 @@ class FileCheck:
         level = conv.level if not at_most or level_rank(conv.level) <= level_rank(at_most) else at_most
         if not level_at_least(level, self.prefs.level):
             return False
-        self._per_rule[conv.rule] = self._per_rule.get(conv.rule, 0) + 1
         evidence = Evidence(
             convention=conv.id,
             scope=conv.scope,
@@ -256,29 +255,15 @@ class FileCheck:
         )
         return True
 
-    def _capped(self) -> list[Finding]:
-        """At most ``max_per_rule`` findings per rule, strict ones first: a loose finding earlier
-        in the file must not push a strict one out (loose reports all that strict does, and more)."""
-        cap = self.prefs.max_per_rule
-        if all(n <= cap for n in self._per_rule.values()):
-            return self.findings
-        by_rule: dict[str, list[Finding]] = {}
-        for f in self.findings:
-            by_rule.setdefault(f.rule, []).append(f)
-        kept: list[Finding] = []
-        for found in by_rule.values():
-            found.sort(key=lambda f: (-level_rank(f.level), f.start_line))
-            kept.extend(found[:cap])
-        return kept
-
     def finish(self) -> list[Finding]:
         """Attach fingerprints, baseline anchors and the overflow notes, in line order."""
         out: list[Finding] = []
         seen: dict[tuple[str, str, str], int] = {}
         symbols = sorted(self.facts.symbols, key=lambda s: (s.start_line, -s.end_line))
         lines = self.lines
-        bodies: dict[str, str] = {}
-        for f in sorted(self._capped(), key=lambda f: (f.start_line, f.rule, f.end_line, f.message)):
+        bodies: dict[str, tuple[str, int]] = {}
+        kept, left_out = capped(self.findings, self.prefs.max_per_rule)
+        for f in sorted(kept, key=lambda f: (f.start_line, f.rule, f.end_line, f.message)):
             around = enclosing_symbol(symbols, f.start_line)
             symbol = qualified(around)
             text = lines[f.start_line - 1] if 0 < f.start_line <= len(lines) else ""
@@ -286,7 +271,7 @@ class FileCheck:
             occurrence = seen.get((f.rule, anchor, symbol), 0)
             seen[(f.rule, anchor, symbol)] = occurrence + 1
             if around is not None and symbol not in bodies:
-                bodies[symbol] = body_hash(lines, around)
+                bodies[symbol] = body_hash(lines, around, self.language)
             fp = fingerprint(f.rule, f.path, anchor, symbol, occurrence)
             out.append(
                 msgspec.structs.replace(
@@ -295,29 +280,30 @@ class FileCheck:
                     id=finding_id(fp),
                     symbol=symbol,
                     anchor=anchor,
-                    body=bodies.get(symbol, ""),
+                    body=bodies.get(symbol, ("", 0))[0],
+                    body_lines=bodies.get(symbol, ("", 0))[1],
                 )
             )
-        for rule, total in self._per_rule.items():
-            extra = total - self.prefs.max_per_rule
-            if extra > 0:
-                last = next(f for f in reversed(out) if f.rule == rule)
-                note = f" ({extra} more in this file)"
-                out[out.index(last)] = msgspec.structs.replace(last, message=last.message + note)
-        return out
+        return noted(out, left_out, "in this file")
 
 
-def body_hash(lines: list[str], symbol: Symbol) -> str:
-    """A symbol's text without the line that names it, whitespace aside: what a rename keeps.
+def body_hash(lines: list[str], symbol: Symbol, language: str) -> tuple[str, int]:
+    """A symbol's code without the line that names it, its comments, its docstring and its
+    whitespace: what a rename keeps (babel's ``parse_mapping`` renamed ``parse_mapping_cfg``
+    while its doctest moved to the tests), and how many lines of code that is.
 
     Decorators stay in (a renamed function keeps them); a module has no body of its own here.
     """
     if symbol.kind == "module":
-        return ""
+        return "", 0
     own = lines[symbol.start_line - 1 : symbol.end_line]
     named = next((i for i, line in enumerate(own) if symbol.name in line), 0)
-    body = "".join("".join(line.split()) for i, line in enumerate(own) if i != named)
-    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest() if body else ""
+    code = code_only("\n".join(own), language).split("\n")
+    kept = [squeezed for i, line in enumerate(code) if i != named and (squeezed := "".join(line.split()))]
+    body = "".join(kept)
+    if not body:
+        return "", 0
+    return hashlib.blake2b(body.encode("utf-8", "surrogatepass"), digest_size=12).hexdigest(), len(kept)
 
 
 def enclosing_symbol(symbols: list[Symbol], line: int) -> Symbol | None:

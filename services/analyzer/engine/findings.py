@@ -54,8 +54,10 @@ class Finding(msgspec.Struct, omit_defaults=True):
     symbol: str = ""
     # What matches it against the base revision (engine/baseline.py), set by FileCheck.finish:
     anchor: str = ""  # the flagged name/module/symbol, else the line's text without whitespace
-    body: str = ""  # hash of the enclosing symbol's body below its first line ("" at module level)
+    body: str = ""  # hash of the enclosing symbol's code below its first line ("" at module level)
+    body_lines: int = 0  # lines of code in that body: a one-line body is no evidence of a rename
     preexisting: bool = False  # the base revision already had it
+    more: int = 0  # findings of this rule left out after it by the per-rule cap (engine/caps.py)
 
 
 def normalize_line(text: str) -> str:

@@ -35,6 +35,11 @@ AVOIDED: dict[str, tuple[str, str]] = {
     "print_call": ("idioms.print", "`print()` in library code"),
 }
 LOG_STYLE = "idioms.logging_format"
+# A weaker form of what a statement already was: a bare `except:` narrowed to `except Exception:`
+# (or to `except Exception: pass`) improved the handler, and the broad or silent catch left is the
+# old handler's, not the change's (dateutil's PEP 8 cleanup). Statement kind -> the rules whose
+# finding such a narrowing leaves (engine/baseline.py pairs them with the base's statement).
+NARROWED_TO: dict[str, tuple[str, ...]] = {"bare_except": ("idioms.broad_except", "idioms.swallowed_exception")}
 STATEMENT_LANGUAGES = frozenset(
     {"python", "javascript", "typescript", "tsx", "go", "java", "csharp", "kotlin", "php", "ruby", "c", "cpp"}
 )

@@ -114,6 +114,37 @@ def scan(text: str, language: str) -> Scan:
     return out
 
 
+def code_only(text: str, language: str) -> str:
+    """``text`` without its comments and, in Python, without the docstring (the first string that
+    opens a line right after a header's colon): what a definition does, not what it says about
+    itself. A rename that also trims a docstring's doctest keeps the same code."""
+    pattern = _PATTERNS.get(language)
+    if pattern is None:
+        return text
+    out: list[str] = []
+    pos = 0
+    last = ""  # the last character of code kept so far, whitespace aside
+    docstring = language == "python"
+    for m in pattern.finditer(text):
+        start, end = m.span()
+        token = m.group()
+        before = text[pos:start]
+        if before.strip():
+            last = before.rstrip()[-1]
+        opens_line = not text[text.rfind("\n", 0, start) + 1 : start].strip()
+        if token[0] in "#/" and m.lastgroup != "re":
+            out.append(before + "\n" * token.count("\n"))  # a comment; the lines stay where they were
+        elif docstring and token[0] in "'\"" and opens_line and last == ":":
+            out.append(before + "\n" * token.count("\n"))
+            docstring = False
+        else:
+            out.append(text[pos:end])
+            last = token[-1]
+        pos = end
+    out.append(text[pos:])
+    return "".join(out)
+
+
 def requote(body: str, quote: str) -> str | None:
     """``body`` delimited by ``quote`` instead, or None when that needs new escapes."""
     other = "'" if quote == '"' else '"'

@@ -231,6 +231,7 @@ class Finding(_message.Message):
     EVIDENCE_FIELD_NUMBER: _builtins.int
     SUGGESTION_FIELD_NUMBER: _builtins.int
     PREEXISTING_FIELD_NUMBER: _builtins.int
+    MORE_FIELD_NUMBER: _builtins.int
     id: _builtins.str
     fingerprint: _builtins.str
     rule: _builtins.str
@@ -246,6 +247,11 @@ class Finding(_message.Message):
     preexisting: _builtins.bool
     """The base revision of the change already had this finding (docs/rules.md, "What a change
     introduced"): it is listed in AnalysisResult.preexisting, never in findings.
+    """
+    more: _builtins.int
+    """Findings of this rule the analysis left out after this one: at most a few of one rule are
+    listed per file, or per change for a pull request or changeset (docs/review.md, "Repeats of
+    one rule"); the message says it too. 0 on every other finding.
     """
     @_builtins.property
     def evidence(self) -> Global___Evidence: ...
@@ -265,10 +271,11 @@ class Finding(_message.Message):
         evidence: Global___Evidence | None = ...,
         suggestion: _builtins.str = ...,
         preexisting: _builtins.bool = ...,
+        more: _builtins.int = ...,
     ) -> None: ...
     _HasFieldArgType: _TypeAlias = _typing.Literal["evidence", b"evidence"]  # noqa: Y015
     def HasField(self, field_name: _HasFieldArgType) -> _builtins.bool: ...
-    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "confidence", b"confidence", "end_line", b"end_line", "evidence", b"evidence", "fingerprint", b"fingerprint", "id", b"id", "message", b"message", "path", b"path", "preexisting", b"preexisting", "rule", b"rule", "severity", b"severity", "start_line", b"start_line", "suggestion", b"suggestion"]  # noqa: Y015
+    _ClearFieldArgType: _TypeAlias = _typing.Literal["category", b"category", "confidence", b"confidence", "end_line", b"end_line", "evidence", b"evidence", "fingerprint", b"fingerprint", "id", b"id", "message", b"message", "more", b"more", "path", b"path", "preexisting", b"preexisting", "rule", b"rule", "severity", b"severity", "start_line", b"start_line", "suggestion", b"suggestion"]  # noqa: Y015
     def ClearField(self, field_name: _ClearFieldArgType) -> None: ...
     def WhichOneof(self, oneof_group: _Never) -> None: ...
 
