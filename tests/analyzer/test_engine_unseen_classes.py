@@ -239,3 +239,82 @@ def test_a_declaration_file_spells_the_names_of_the_code_it_declares() -> None:
     declaration = "export type responseEncoding = 'ascii' | 'utf8';\n\nexport type Method = 'get' | 'post';\n"
     assert _found(_review(model, "index.d.ts", declaration), "naming") == []
     assert _found(_review(model, "lib/core/encoding.ts", declaration), "naming") == [("naming.case.class", 1)]
+
+
+def test_short_forms_the_change_or_the_language_reads_otherwise_are_not_renamed() -> None:
+    # Wrong expansions judged on the lift-held replay: filelock's `cls_name` -> `close_name` (the
+    # skeleton of close) and `for con in list(_all_connections)` -> `context`; nox's
+    # `uv_vers = uv_version(uv_bin)` -> `uv_versions`; packaging's `op_fn` -> `op_filename`.
+    files = _repository()
+    files["acme/clients/lifecycle.py"] = (
+        '"""Lifecycle."""\n\n\n'
+        "def close_client(client: object, close_timeout: float) -> None:\n"
+        '    """Close it."""\n\n\n'
+        "def enter_context(context: object, context_name: str) -> None:\n"
+        '    """Enter it."""\n\n\n'
+        "def supported_versions(versions: list[str], min_versions: int) -> list[str]:\n"
+        '    """The versions."""\n    return versions\n\n\n'
+        "def write_filename(filename: str, filename_suffix: str) -> None:\n"
+        '    """Write it."""\n'
+    )
+    files.update(
+        {
+            f"acme/clients/more{i}.py": (
+                f'"""More {i}."""\n\n\n'
+                f"def closed_{i}(close_flag: bool, context_value: int, version: str, versions: list) -> None:\n"
+                f'    """More."""\n\n\ndef named_{i}(filename_value: str) -> None:\n    """Named."""\n'
+            )
+            for i in range(10)
+        }
+    )
+    model = _learn(files)
+    locks = _review(
+        model,
+        "acme/clients/locks.py",
+        '''
+        """Read-write locks kept in sqlite."""
+
+        import sqlite3
+
+        _all_connections: set[sqlite3.Connection] = set()
+
+
+        def _cleanup_connections() -> None:
+            """Close what is left."""
+            for con in list(_all_connections):
+                con.close()
+
+
+        def resolve_lifetime(lifetime: float, cls_name: str, usr_name: str) -> float:
+            """The lifetime for ``cls_name``."""
+            return lifetime
+        ''',
+    )
+    versions = _review(
+        model,
+        "acme/clients/tools.py",
+        '''
+        """Tool versions."""
+
+
+        def uv_version(binary: str) -> tuple[int, ...]:
+            """The tool's version."""
+            return (1,)
+
+
+        def check(binary: str) -> tuple[int, ...]:
+            """Check it."""
+            uv_vers = uv_version(binary)
+            return uv_vers
+
+
+        def apply_operator(op_fn: object, vers: str) -> bool:
+            """Apply it."""
+            return bool(op_fn)
+        ''',
+    )
+    # usr, a short form the repository never writes for a word it spells out, is still renamed.
+    assert [(f.suggestion, f.level) for f in locks if f.rule == "vocabulary.term"] == [("user_name", "strict")]
+    # `vers` is one version cut short, not `ver` + s (`uv_vers` -> `uv_version` would shadow the
+    # function); `fn` is a function as often as a file name: loose only.
+    assert [(f.suggestion, f.level) for f in versions if f.rule == "vocabulary.term"] == [("version", "strict")]

@@ -174,9 +174,12 @@ def _derive(token: str, vocab: dict[str, int], initials: dict[str, list[tuple[st
     if token in EXPANSIONS or token in ABBREVIATIONS:
         return None
     single = token[:-1]
+    singulars: tuple[str | None, ...] = ()
     if len(token) >= 4 and token.endswith("s") and not single.endswith("s"):
-        # Plural short form = singular short form + s, when the repository writes the plural.
         singulars = EXPANSIONS.get(single) or (_expand(single, vocab, initials) if len(single) >= 3 else None,)
+    # ``vers`` is ``version`` cut short before it is ``ver`` + s: one version, not versions.
+    if singulars and not any(w and w.startswith(token) for w in singulars):
+        # Plural short form = singular short form + s, when the repository writes the plural.
         plurals = {plural(w): w for w in singulars if w}
         found = [(p, w) for p, w in plurals.items() if p in vocab]
         if len(found) == 1:
@@ -197,13 +200,17 @@ def _candidates(token: str, vocab: dict[str, int], memo: _Memo) -> list[str]:
     if vocab.get(token, 0) == 0:
         if memo.initials is None:
             memo.initials = _initials(vocab)
-        term = memo.skeletons.get(token)
+        # ``cls`` is the skeleton of ``close`` and Python's name for a class: a short form with a
+        # reading of its own (COMMON_WORDS) is read as nothing else, by its letters either.
+        term = memo.skeletons.get(token) if token not in COMMON_WORDS else None
         if term is not None and term not in out:
             out.append(term)
+            memo.derived.add(token)
         if not out:
             derived = _derive(token, vocab, memo.initials)
             if derived is not None:
                 out.append(derived[0])
+                memo.derived.add(token)
                 if derived[1]:
                     memo.loose.add(token)
     return out
@@ -215,6 +222,7 @@ class _Memo:
     tokens: dict[str, Convention | None] = field(default_factory=dict)
     initials: dict[str, list[tuple[str, str]]] | None = None  # built on the first unknown token
     loose: set[str] = field(default_factory=set)  # derived short forms worth a loose finding only
+    derived: set[str] = field(default_factory=set)  # short forms read from letters, not from the table
     # Directory names of the repository: ``ZOD_SRC`` names the ``src/`` directory, spelled as it is.
     directories: frozenset[str] = frozenset()
 
@@ -239,8 +247,11 @@ def _judge(token: str, vocab: dict[str, int], memo: _Memo, thresholds: Threshold
     # ``res`` beside both ``result`` and ``response``: the reader cannot tell which is meant, so
     # no rename is certain enough for a comment.
     written = [term for term in candidates if vocab.get(term, 0) >= 2]
+    # ``fn`` is a function as often as a file name, whichever of the two the repository happens to
+    # write: the table's own readings count, not only the written ones.
+    readings = [*written, *EXPANSIONS.get(token, ())]
     # ``cfg`` for ``config`` or ``configuration`` is one word either way.
-    ambiguous = any(not (a.startswith(b) or b.startswith(a)) for a in written for b in written)
+    ambiguous = any(not (a.startswith(b) or b.startswith(a)) for a in readings for b in readings)
     for term in candidates:
         conv = _convention(thresholds, term, token, vocab)
         # A variant the repository already writes is part of its vocabulary, and a spelled-out
@@ -277,6 +288,23 @@ def bound_names(fc: FileCheck) -> frozenset[str]:
 _ALIAS = re.compile(r"\bas\s+([A-Za-z_$][\w$]*)")
 
 
+def _read_otherwise(fc: FileCheck, token: str, conv: Convention) -> bool:
+    """Whether the file's own names give a short form read from its letters another reading than
+    the repository's word: ``con`` beside ``_all_connections`` is a connection, not ``context``;
+    ``pkg_pth: Path`` a path, not ``python``. The change writes the word it means, which the
+    repository's vocabulary (learned before the change) does not have yet."""
+    cached: frozenset[str] | None = fc.__dict__.get("_own_words")
+    if cached is None:
+        cached = fc.__dict__["_own_words"] = frozenset(w for name in bound_names(fc) for w in words(name))
+    term = conv.choice
+    for word in cached:
+        if len(word) < 3 or word == token or not word.isalpha() or _family({word, term}) is not None:
+            continue
+        if prefix_of(token, word) or drops_letters(token, word) or skeleton(word) == token:
+            return True
+    return False
+
+
 def check(fc: FileCheck) -> None:
     model = fc.index.model
     vocab = model.vocabulary
@@ -297,6 +325,8 @@ def check(fc: FileCheck) -> None:
                 best = tokens[token]
             else:
                 best = tokens[token] = _judge(token, vocab, memo, model.thresholds)
+            if best is not None and best.level == STRICT and token in memo.derived and _read_otherwise(fc, token, best):
+                best = msgspec.structs.replace(best, level=LOOSE)
             if best is None or not fc.wants(best):
                 continue
             fixed = replace_word(name, i, best.choice, acronyms_of(fc))
