@@ -13,6 +13,7 @@ would cost more than it saves.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import dataclass, field
 
 import msgspec
@@ -95,7 +96,7 @@ def review(
     those the base already had set apart in ``preexisting``; each list capped per rule for the
     whole change (``cap_change``) unless ``cap`` is False (the caller filters further first)."""
     out = Outcome()
-    model = with_change_stubs(model, targets)
+    model = with_change_packages(with_change_stubs(model, targets), targets)
     check_prefs = prefs.check_prefs(model.config.level)
     whole = msgspec.structs.replace(check_prefs, max_per_rule=1 << 30)  # for pairing: nothing capped
     with_base = any(t.base is not None for t in targets)
@@ -199,6 +200,24 @@ def with_change_stubs(model: ConventionModel, targets: list[Target]) -> Conventi
     if stubs == set(model.stubs):
         return model
     return msgspec.structs.replace(model, stubs=tuple(sorted(stubs)))
+
+
+def with_change_packages(model: ConventionModel, targets: list[Target]) -> ConventionModel:
+    """The model with the packages as the change leaves them: a package.json or pyproject.toml the
+    change adds below the root makes its directory a package of its own (toolconfig.package_root),
+    whose new files have no habits yet rather than the root's; one the change deletes no longer does."""
+    packages = set(model.packages)
+    for t in targets:
+        if posixpath.basename(t.path) not in (toolconfig.PACKAGE_JSON, toolconfig.PYPROJECT):
+            continue
+        directory = posixpath.dirname(t.path)
+        if t.status == "deleted":
+            packages.discard(directory)
+        elif t.data is not None and directory in toolconfig.read({t.path: text_of(t.data)}).packages:
+            packages.add(directory)
+    if packages == set(model.packages):
+        return model
+    return msgspec.structs.replace(model, packages=tuple(sorted(packages)))
 
 
 def redeclared_rules(targets: list[Target]) -> frozenset[str]:

@@ -601,3 +601,24 @@ def test_one_change_that_requotes_many_files_says_it_a_few_times_and_counts_the_
     # Within one file the cap reads the same, and one file alone is a change of one file.
     alone = _review(targets[1], model=model).findings
     assert [f.more for f in alone if f.rule == "formatting.quotes"] == [0, 0, 4]
+
+
+def test_a_package_the_change_adds_has_no_habits_of_the_root_yet() -> None:
+    # immer's perf-testing/ arrived with its package.json and its scripts in one change: they are
+    # a package of their own from that change on, not the root library's files.
+    files = {f"lib/handler{i}.js": _js_module(i).replace(f"handle{i}", f"handleField{i}") for i in range(40)}
+    facts = resolve_imports([extract(p, t.encode()) for p, t in files.items()])
+    model = learn(facts, tool_configs={"package.json": _PACKAGE % ""}, thresholds=HELD_RAISED)
+    script = "'use strict'\n\nfunction run_scenario (n) {\n  return n\n}\n\nmodule.exports = run_scenario\n"
+    code = Target("perf-testing/profile.js", "added", script.encode(), set(range(1, 8)))
+    manifest = Target(
+        "perf-testing/package.json",
+        "added",
+        b'{"name": "acme-perf-testing", "private": true, "dependencies": {"mitata": "^1.0.34"}}\n',
+        {1},
+    )
+    assert _rules(_review(code, model=model).findings) == [("naming.case.function", 3)]
+    assert _review(code, manifest, model=model).findings == []
+    # A package.json that only sets the directory's module type makes no package.
+    marker = Target("perf-testing/package.json", "added", b'{"type": "module"}\n', {1})
+    assert _rules(_review(code, marker, model=model).findings) == [("naming.case.function", 3)]

@@ -962,3 +962,109 @@ def test_a_console_log_that_forwards_its_arguments_is_output() -> None:
     }
     """
     assert _found(_review(model, "lib/yargs-factory.ts", text), "idioms.print") == [("idioms.print", 9)]
+
+
+def test_names_a_registry_spells_from_its_keys_mirror_them() -> None:
+    # immer's perf-testing/immutability-profiling.mjs: twenty `scenario_<key>` functions filed in a
+    # registry under the command-line scenario names they run, in a repository whose functions
+    # are all camelCase. The keys set the names' case; camelCase would break the mirror.
+    files = {
+        f"perf-testing/bench{i}.mjs": (
+            f"function createInitialState{i}(size) {{\n\treturn {{size}}\n}}\n"
+            f"const getValidIndex{i} = size => size - 1\n"
+            f"function formatTime{i}(ns) {{\n\treturn ns / 1000\n}}\n"
+        )
+        for i in range(12)
+    }
+    model = _learn(files)
+    text = """\
+    function scenario_add() {
+    \trun("add")
+    }
+    function scenario_update_high() {
+    \trun("update-high")
+    }
+    function scenario_mapNested() {
+    \trun("mapNested")
+    }
+    function scenario_remove_reuse() {
+    \trun("remove-reuse")
+    }
+    function print_summary() {
+    \tconsole.log("done")
+    }
+
+    const scenarios = {
+    \t// Single operations
+    \tadd: scenario_add,
+    \t"update-high": scenario_update_high,
+    \tmapNested: scenario_mapNested,
+
+    \t// Reuse scenarios
+    \t"remove-reuse": scenario_remove_reuse
+    }
+    """
+    # The scheme is the registry's; a name outside it is still the author's and still judged.
+    assert _found(_review(model, "perf-testing/profiling.mjs", text), "naming") == [("naming.case.function", 13)]
+    # Two pairs are no scheme: `get: get_value` is a snake_case name like any other.
+    pairs = """\
+    function get_value() {
+    \treturn 1
+    }
+    function set_value() {
+    \treturn 2
+    }
+    export const api = {get: get_value, set: set_value}
+    """
+    assert _found(_review(model, "perf-testing/api.mjs", pairs), "naming") == [
+        ("naming.case.function", 1),
+        ("naming.case.function", 4),
+    ]
+
+
+def _monorepo(package_json: str, own_functions: int) -> ConventionModel:
+    """immer at the parent of its profiling script: a camelCase library whose root .prettierrc
+    sets tabs, beside perf-testing/, a benchmark harness with a package.json of its own."""
+    files = {f"src/utils/part{i}.js": f"export function readPart{i}(value) {{\n\treturn value\n}}\n" for i in range(30)}
+    files.update(
+        {
+            f"__tests__/part{i}.test.js": (
+                f'import {{test, expect}} from "vitest"\ntest("part {i}", () => {{\n\texpect({i}).toBe({i})\n}})\n'
+            )
+            for i in range(12)
+        }
+    )
+    files["perf-testing/read-cpuprofile.js"] = "".join(
+        f"function loadProfile{i}(path) {{\n\treturn path\n}}\n" for i in range(own_functions)
+    )
+    facts = [extract(path, text.encode()) for path, text in files.items()]
+    configs = {
+        "package.json": '{"name": "immer", "devDependencies": {"prettier": "3.8.0"}}',
+        ".prettierrc": '{"useTabs": true, "singleQuote": false}',
+        "perf-testing/package.json": package_json,
+    }
+    return learn(resolve_imports(facts), tool_configs=configs, thresholds=HELD_RAISED)
+
+
+def test_a_package_of_its_own_is_judged_by_its_own_habits() -> None:
+    harness = '{"name": "immer-perf-testing", "private": true, "dependencies": {"mitata": "^1.0.34"}}'
+    script = "function run_scenario() {\n\treturn 1\n}\nfunction report() {\n  return 2\n}\n"
+    # Three functions of its own are no habit; the library's 30 camelCase functions are not its.
+    thin = _monorepo(harness, own_functions=3)
+    assert _found(_review(thin, "perf-testing/profiling.mjs", script), "naming") == []
+    assert _found(_review(thin, "src/profiling.js", script), "naming") == [("naming.case.function", 1)]
+    # What a tool declares for the whole tree (the root .prettierrc) still reaches the package.
+    assert _found(_review(thin, "perf-testing/profiling.mjs", script), "formatting.indent") == [
+        ("formatting.indent.unit", 5)
+    ]
+    # The library the repository settled for a job is the repository's choice, in every package.
+    runner = 'import test from "ava"\n\ntest("scenario", t => {\n\tt.pass()\n})\n'
+    assert _found(_review(thin, "perf-testing/profiling.mjs", runner), "dependencies") == [
+        ("dependencies.library.testing", 1)
+    ]
+    # A package with a habit of its own is held to it.
+    own = _monorepo(harness, own_functions=25)
+    assert _found(_review(own, "perf-testing/profiling.mjs", script), "naming") == [("naming.case.function", 1)]
+    # A package.json that only sets its directory's module type makes no package (yargs's helpers/).
+    marker = _monorepo('{"type": "module"}', own_functions=3)
+    assert _found(_review(marker, "perf-testing/profiling.mjs", script), "naming") == [("naming.case.function", 1)]

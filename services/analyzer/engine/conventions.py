@@ -46,7 +46,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 16: dependencies.library.new learns on the files it judges (not docs, scripts, root automation,
 #     packages the tests build); an import an `except ImportError` guards brings in nothing.
 # 17: the names of a `.d.ts` declaration file mirror what it declares (naming.dictated), as a `.pyi`'s.
-MODEL_SCHEMA_VERSION = 17
+# 18: a package below the root (its own package.json or pyproject.toml) learns its habits from its
+#     own files and is not held to the root's learned ones (packages).
+MODEL_SCHEMA_VERSION = 18
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
@@ -118,6 +120,10 @@ class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
     # Libraries the project declares as dependencies (toolconfig.library_key of each): never a
     # new dependency nor a competitor of the library settled for its job (anyio's optional trio).
     declared_libraries: tuple[str, ...] = ()
+    # Directories of the packages below the root (toolconfig.package_root): their files are judged
+    # by what their own package taught and by what a tool declares for them, not by the habits
+    # learned from the root package's files.
+    packages: tuple[str, ...] = ()
     config: RepoConfig = msgspec.field(default_factory=RepoConfig)
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     schema: int = MODEL_SCHEMA_VERSION

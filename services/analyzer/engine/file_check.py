@@ -26,12 +26,15 @@ from services.analyzer.engine.conventions import (
     ConventionModel,
 )
 from services.analyzer.engine.findings import Evidence, Finding, anchor_of, finding_id, fingerprint
+from services.analyzer.engine.learn_inputs import REPOSITORY_WIDE, package_of
 from services.analyzer.engine.suppressions import Suppressions
 from services.analyzer.engine.textscan import LEXED_LANGUAGES, Scan, code_only, scan
 from services.analyzer.engine.thresholds import STRICT, level_at_least, level_rank
 from services.source.facts import FileFacts, Symbol
 
 ScopeKey = tuple[str, str]
+# Marks, in a file's chain of scopes, where its package ends (ModelIndex.chain).
+PACKAGE_BOUNDARY = "package"
 
 
 class CheckPrefs(msgspec.Struct, frozen=True):
@@ -73,11 +76,15 @@ class ModelIndex:
             table, fallback = fallback, None
             if table is None:
                 return None
+        outside = False  # past the boundary of the file's package: only declared settings reach it
         for key in chain:
+            if key[0] == PACKAGE_BOUNDARY:
+                outside = True
+                continue
             conv = table.get(key)
             if conv is None and fallback is not None:
                 conv = fallback.get(key)
-            if conv is not None:
+            if conv is not None and not (outside and conv.source == "learned" and conv.family not in REPOSITORY_WIDE):
                 return conv
         return None
 
@@ -101,12 +108,17 @@ class ModelIndex:
         if cached is not None:
             return cached
         keys: list[ScopeKey] = []
+        package = package_of(path, self.model.packages)
         d = directory
         while d:
             keys.append((DIRECTORY, d))
+            if d == package:
+                # A package of its own is judged by its own habits (learned at its directory) and
+                # by what the tools declare above it, not by the habits of the root's files.
+                keys.append((PACKAGE_BOUNDARY, d))
             d = posixpath.dirname(d)
         domain = self.domain_of(path)
-        if domain:
+        if domain and package is None:
             keys.append((DOMAIN, domain))
         keys.append((LANGUAGE, language))
         keys.append((REPOSITORY, ""))

@@ -72,6 +72,8 @@ def learn(
     explicit = domains is not None
     dom_map = {f.path: (domains or {}).get(f.path, "") if explicit else default_domain(f.path) for f in kept}
     ignored = {f.path for f in files if cfg.is_ignored(f.path)}
+    tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
+    packages = frozenset(tools.packages) if tools is not None else frozenset()
     inp = LearnInput(
         files=kept,
         thresholds=th,
@@ -79,6 +81,7 @@ def learn(
         domains=dom_map,
         explicit_domains=explicit,
         cochange=[p for p in cochange_pairs],
+        packages=packages,
     )
     base_methods = documentation.learn_base_methods(kept)
     seen: Observed | None = None
@@ -94,7 +97,6 @@ def learn(
     convs += formatting.learn(inp, seen.formatting if seen else None)
     convs += imports_order.learn(inp, seen.imports if seen else None)
     convs += dependencies.learn(inp)
-    tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
     convs += new_libraries.learn(inp, modules, frozenset(tools.libraries) if tools is not None else frozenset())
     convs += layering.learn(inp, modules)
     convs += structure.learn(inp)
@@ -116,6 +118,7 @@ def learn(
         base_methods=base_methods,
         stubs=typing_family.stub_paths(kept),
         declared_libraries=tuple(sorted(tools.libraries)) if tools is not None else (),
+        packages=tuple(sorted(packages)),
         config=cfg,
         thresholds=th,
     )

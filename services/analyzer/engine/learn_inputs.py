@@ -31,6 +31,9 @@ class LearnInput:
     domains: dict[str, str]  # path -> domain
     explicit_domains: bool  # domains came from the indexer rather than the directory heuristic
     cochange: list[CoChange] = field(default_factory=list)
+    # Directories of the packages below the root (toolconfig.package_root): each learns its habits
+    # from its own files, and the language scope from the files of none of them.
+    packages: frozenset[str] = frozenset()
 
     def by_language(self) -> dict[str, list[FileFacts]]:
         out: dict[str, list[FileFacts]] = {}
@@ -269,8 +272,11 @@ def scoped_conventions(
     with_domains = with_domains and inp.explicit_domains
     out: list[Convention] = []
     top: dict[str, Convention] = {}
+    packages = inp.packages if rule.split(".", 1)[0] not in REPOSITORY_WIDE else frozenset()
+    outer = outermost(packages)
     for language, counts in tally.by_language.items():
-        conv = build(language, Scope(LANGUAGE, language), counts)
+        own = _without_packages(counts, [tally.by_directory.get((language, p)) for p in outer])
+        conv = build(language, Scope(LANGUAGE, language), own) if own else None
         if conv is not None:
             out.append(conv)
             top[language] = conv
@@ -278,15 +284,19 @@ def scoped_conventions(
     for (language, directory), counts in sorted(tally.by_directory.items(), key=lambda kv: kv[0][1].count("/")):
         if sum(counts.values()) < min_sub_count:
             continue
-        parent = top.get(language)
+        package = package_of(directory + "/x", packages)
+        # Inside a package the scope above is the package's own, never the root's.
+        parent = top.get(language) if package is None else None
         for d in ancestors(directory + "/x"):
             if d != directory and (language, d) in kept:
                 parent = kept[(language, d)]
                 break
+            if d == package:
+                break
         conv = build(language, Scope(DIRECTORY, directory), counts)
-        if conv is None or parent is None:
+        if conv is None:
             continue
-        if _differs(conv, parent, thresholds):
+        if directory == package or (parent is not None and _differs(conv, parent, thresholds)):
             out.append(conv)
             kept[(language, directory)] = conv
     if with_domains:
@@ -298,6 +308,36 @@ def scoped_conventions(
             if conv is not None and parent is not None and _differs(conv, parent, thresholds):
                 out.append(conv)
     return out
+
+
+# Families whose conventions are the repository's choices, not a package's habits: the library
+# settled for a job (a benchmark harness importing a second test runner is a second tool for the
+# repository), the layers between its modules, the files that change together. A package below
+# the root learns and is judged by its own habits in every other family.
+REPOSITORY_WIDE = frozenset({"dependencies", "cochange"})
+
+
+def outermost(packages: frozenset[str]) -> list[str]:
+    """The packages no other package holds."""
+    return sorted(p for p in packages if not any(a in packages for a in ancestors(p)))
+
+
+def package_of(path: str, packages: frozenset[str] | tuple[str, ...]) -> str | None:
+    """The directory of the innermost package holding ``path``, None for the root's files."""
+    if not packages:
+        return None
+    return next((d for d in _ancestry(path) if d in packages), None)
+
+
+def _without_packages(counts: Counter[str], parts: list[Counter[str] | None]) -> Counter[str]:
+    """A language's counts less those of its packages' files: the root package's own."""
+    if not any(parts):
+        return counts
+    own = Counter(counts)
+    for part in parts:
+        if part:
+            own.subtract(part)
+    return Counter({k: n for k, n in own.items() if n > 0})
 
 
 def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bool:

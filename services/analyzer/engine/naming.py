@@ -216,6 +216,36 @@ def file_stem(path: str) -> str:
 # one finding for the habit instead of one per name.
 _FILE_HABIT_MIN = 3
 
+# A property whose value is a bare name: `"update-high": scenario_update_high,` or `add: scenario_add`.
+_PROPERTY = re.compile(
+    r"""(?:^|[{,(])\s*(?P<q>["']?)(?P<key>[A-Za-z_$][\w$-]*)(?P=q)\s*:\s*(?P<name>[A-Za-z_$][\w$]*)\s*(?=[,}\n])""",
+    re.MULTILINE,
+)
+_REGISTERED_ROLES = frozenset({"function", "variable", "constant"})
+
+
+def spelled_by_keys(text: str) -> frozenset[str]:
+    """Names a registry of the file spells from its keys: a family of at least ``_FILE_HABIT_MIN``
+    names that are one affix joined to the key each is registered under (immer's profiling
+    script registers ``scenario_update_high`` as ``"update-high"`` and ``scenario_mapNested`` as
+    ``mapNested``). The keys are what a user types (command-line scenario names, routes, event
+    names), and each name mirrors its key, so the keys' spelling sets the names' case, not the
+    author's habit; ``convert`` would break the mirror (``scenarioUpdateHigh``). One or two such
+    pairs (``get: get_value``) are no scheme, and stay judged."""
+    if ":" not in text:
+        return frozenset()
+    families: dict[tuple[str, str], set[str]] = {}
+    for m in _PROPERTY.finditer(text):
+        key, name = m.group("key").replace("-", "_"), m.group("name")
+        if name == key or len(name) <= len(key) + 1:
+            continue
+        if name.endswith("_" + key):
+            families.setdefault(("prefix", name[: -len(key)]), set()).add(name)
+        elif name.startswith(key + "_"):
+            families.setdefault(("suffix", name[len(key) :]), set()).add(name)
+    return frozenset(n for names in families.values() if len(names) >= _FILE_HABIT_MIN for n in names)
+
+
 # Names kept per (language, style) to pick a convention's examples from its own scope.
 _EXAMPLE_POOL = 400
 
@@ -422,9 +452,15 @@ def check(fc: FileCheck) -> None:
     convs: dict[str, Convention | None] = {}
     first_line: dict[tuple[str, str], int] = {}
     imposed = {("method", name) for name in imposed_methods(fc.facts)} | dictated(fc.facts)
+    keyed: frozenset[str] | None = None
     for ident in fc.facts.identifiers:
         if (ident.role, ident.name) in imposed:
             continue
+        if "_" in ident.name and ident.role in _REGISTERED_ROLES:
+            if keyed is None:
+                keyed = spelled_by_keys(fc.text)
+            if ident.name in keyed:
+                continue
         key = (binding_role(fc.language, ident.role, ident.name), ident.name)
         if key in first_line or not fc.touches(ident.line, ident.line):
             continue

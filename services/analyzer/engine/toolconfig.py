@@ -115,6 +115,9 @@ class ToolConfigs:
     # Distributions the project declares it depends on (pyproject.toml, package.json), named as
     # ``library_key`` spells them: a library the project lists is a choice it made.
     libraries: set[str] = field(default_factory=set)
+    # Directories below the root holding a package of their own (``package_root``): a monorepo's
+    # packages, a docs site, a benchmark harness with its own package.json.
+    packages: set[str] = field(default_factory=set)
 
     @property
     def files(self) -> list[str]:
@@ -145,6 +148,22 @@ def fixture(path: str) -> bool:
     return bool(_FIXTURE_DIRS & set(path.split("/")[:-1]))
 
 
+_PACKAGE_KEYS = {
+    PACKAGE_JSON: ("name", "dependencies", "devDependencies"),
+    PYPROJECT: ("project", "build-system"),
+}
+
+
+def package_root(path: str, doc: Any) -> bool:
+    """Whether the manifest at ``path`` makes its directory a package of its own: below the root,
+    it names a package or installs dependencies of its own (immer's ``perf-testing/package.json``,
+    h3's ``playground/``, a docs site), or declares a Python project or build. A package.json that
+    only sets the module type of its directory (yargs's ``helpers/``: ``{"type": "commonjs"}``) or
+    a pyproject.toml that only configures a tool for its directory is no package."""
+    keys = _PACKAGE_KEYS.get(posixpath.basename(path), ())
+    return bool(posixpath.dirname(path)) and isinstance(doc, dict) and any(k in doc for k in keys)
+
+
 def read(texts: Mapping[str, str]) -> ToolConfigs:
     """Every tool setting found in ``texts`` (path -> file content), with notes on what was not read."""
     out = ToolConfigs()
@@ -157,6 +176,8 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 out.tools += _pyproject(path, doc)
                 if not fixture(path):
                     out.libraries.update(_python_requirements(doc))
+                    if package_root(path, doc):
+                        out.packages.add(posixpath.dirname(path))
             elif name in INI_FILES:
                 out.tools += _ini(path, text)
             elif name in PRETTIER_FILES:
@@ -165,6 +186,8 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 doc = json.loads(text)
                 if not fixture(path):
                     out.libraries.update(_node_dependencies(doc))
+                    if package_root(path, doc):
+                        out.packages.add(posixpath.dirname(path))
                 if isinstance(doc, dict) and "prettier" in doc:
                     _prettier(out, path, doc["prettier"], 'package.json "prettier": ')
                 if isinstance(doc, dict) and isinstance(doc.get("eslintConfig"), dict):
