@@ -343,7 +343,8 @@ def _moved_in(
     old code was never flagged where it was, yet it is old code where it lands.
 
     A base side is checked as ``path`` when it is of the same language and held what a finding
-    of ``path`` flags (its anchor, whitespace aside) more often than the change leaves there.
+    of ``path`` flags (its anchor, whitespace aside) more often than the change leaves there; of
+    its findings, those with such an anchor are kept (what moved, not what stayed behind).
     """
     anchors: dict[str, set[str]] = {}
     for f in introduced:
@@ -366,7 +367,8 @@ def _moved_in(
             if source == path and (t.old_path or path) == path:
                 continue  # its own base, already checked as itself
             before, after = squeezed[source]
-            if not any(before.count(a) > after.count(a) for a in anchors[path]):
+            gone = {a for a in anchors[path] if a and before.count(a) > after.count(a)}
+            if not gone:
                 continue
             if checks >= MAX_MOVED_CHECKS:
                 return out
@@ -374,7 +376,8 @@ def _moved_in(
             assert t.base is not None
             facts = extract(path, t.base, max_bytes=max_bytes)
             if not facts.skipped and facts.language == head.language:
-                out.extend(check(facts, text_of(t.base), model, prefs=prefs))
+                found = check(facts, text_of(t.base), model, prefs=prefs)
+                out.extend(f for f in found if "".join(f.anchor.split()) in gone)
     return out
 
 

@@ -574,6 +574,12 @@ def test_tests_moved_into_a_directory_with_a_quote_habit_keep_their_history() ->
     # The same line written by the change, with nothing moved out of another file, is new.
     out = _review(toc, model=model)
     assert [f.rule for f in out.findings] == ["formatting.quotes"]
+    # And so is a literal the old file never held, written beside the moved ones.
+    written = toc_head + '\n    def test_toc_title(self):\n        self.assertTitle(title="Contents")\n'
+    toc = _modified("tests/test_syntax/extensions/test_toc.py", _extension_tests(42), written)
+    out = _review(toc, _modified("tests/test_extensions.py", old_toc, left), model=model)
+    assert [(f.rule, f.anchor) for f in out.findings] == [("formatting.quotes", "Contents")]
+    assert [f.anchor for f in out.preexisting] == ["PL"]
 
 
 def _single_quoted(i: int) -> str:
