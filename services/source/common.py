@@ -57,6 +57,7 @@ class Ctx:
         self.quote_single = 0
         self.own_package = ""  # leading package/namespace of this file, to tell local imports
         self._doc_rows: dict[int, int] = {}
+        self._lines: list[bytes] | None = None
         self._seen: set[tuple[str, str, int]] = set()
         self._symbol_names: set[tuple[str, str, str]] = set()
 
@@ -130,14 +131,32 @@ class Ctx:
         row = end.row - 1 if end.column == 0 and end.row > node.start_point.row else end.row
         self._doc_rows[row] = node.start_point.column
 
-    def has_doc(self, node: Node) -> bool:
+    def has_doc(self, node: Node, blank_lines: int = 0) -> bool:
         """Whether a remembered comment ends on the line before ``node`` starts.
 
         The column check keeps a trailing comment of the previous statement from counting.
         """
+        return self.doc_row(node, blank_lines) is not None
+
+    def doc_row(self, node: Node, blank_lines: int = 0) -> int | None:
+        """The row where the comment documenting ``node`` ends, or None. Up to ``blank_lines``
+        empty lines may stand between them where the language's documentation tool attaches a
+        comment across them (JSDoc does)."""
         start = node.start_point
-        column = self._doc_rows.get(start.row - 1)
-        return column is not None and column <= start.column
+        row = start.row - 1
+        for _ in range(blank_lines + 1):
+            column = self._doc_rows.get(row)
+            if column is not None:
+                return row if column <= start.column else None
+            if row < 0 or self._line(row).strip():
+                return None
+            row -= 1
+        return None
+
+    def _line(self, row: int) -> bytes:
+        if self._lines is None:
+            self._lines = self.data.split(b"\n")
+        return self._lines[row] if row < len(self._lines) else b""
 
     # --- strings and call sites -------------------------------------------------------
 

@@ -6,6 +6,8 @@ import posixpath
 import re
 from collections.abc import Callable
 
+from tree_sitter import Node
+
 from services.source import (
     lang_c,
     lang_csharp,
@@ -19,7 +21,7 @@ from services.source import (
     lang_rust,
 )
 from services.source.common import Ctx
-from services.source.facts import FileFacts, Import
+from services.source.facts import FileFacts, Import, Statement
 from services.source.formatting import compute
 from services.source.languages import get_parser, language_for
 from services.source.paths import (
@@ -97,17 +99,43 @@ def extract(path: str, data: bytes, *, max_bytes: int = 1_000_000, blob_sha: str
     extractor = _EXTRACTORS.get(language)
     if extractor is not None:
         tree = get_parser(language).parse(data)
-        ctx = Ctx(path, language, data, tree.root_node, is_test_file=facts.is_test)
-        extractor(ctx, facts.module)
-        facts.symbols = tuple(sorted(ctx.symbols, key=lambda s: (s.start_line, s.end_line)))
-        facts.identifiers = tuple(sorted(ctx.identifiers, key=lambda i: i.line))
-        facts.imports = tuple(sorted(ctx.imports, key=lambda i: i.line))
-        facts.statements = tuple(sorted(ctx.statements, key=lambda s: s.line))
+        ctx = _run(extractor, facts, data, tree.root_node)
+        if facts.is_test and _collects_nothing(facts):
+            facts.is_test = False
+            ctx = _run(extractor, facts, data, tree.root_node)
         double, single = ctx.quote_double, ctx.quote_single
+    if data.startswith(b"#!"):
+        facts.statements = (Statement("shebang", 1), *facts.statements)
     if facts.is_test:
         facts.tests_for = tests_for(path, language, facts.module, facts.imports)
     facts.formatting = compute(text, data, double, single)
     return facts
+
+
+def _run(extractor: Callable[[Ctx, str], None], facts: FileFacts, data: bytes, root: Node) -> Ctx:
+    ctx = Ctx(facts.path, facts.language, data, root, is_test_file=facts.is_test)
+    extractor(ctx, facts.module)
+    facts.symbols = tuple(sorted(ctx.symbols, key=lambda s: (s.start_line, s.end_line)))
+    facts.identifiers = tuple(sorted(ctx.identifiers, key=lambda i: i.line))
+    facts.imports = tuple(sorted(ctx.imports, key=lambda i: i.line))
+    facts.statements = tuple(sorted(ctx.statements, key=lambda s: s.line))
+    return ctx
+
+
+def _collects_nothing(facts: FileFacts) -> bool:
+    """A Python module named like a test (``test_*.py``) inside a package, outside any test
+    directory, that defines nothing a runner collects (no module-level ``test*`` function, no
+    ``test*`` method of a class): a library module for tests, imported rather than run
+    (Python-Markdown's public ``markdown/test_tools.py``, helpers for extension authors)."""
+    parts = facts.path.split("/")
+    stem = split_ext(parts[-1])[0]
+    if facts.language != "python" or not stem.startswith("test_") or {"tests", "test"} & set(parts[:-1]):
+        return False
+    classes = {s.name for s in facts.symbols if s.kind == "class" and not s.parent}
+    return not any(
+        s.is_test and ((s.kind == "function" and not s.parent) or (s.kind == "method" and s.parent in classes))
+        for s in facts.symbols
+    )
 
 
 # What makes a ``tests.py`` a test module for a runner: pytest does not collect ``tests.py`` by

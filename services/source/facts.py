@@ -26,7 +26,10 @@ import msgspec
 # 11: a JavaScript console.log that only forwards spread arguments (`console.log(...args)`) is no print.
 # 12: a shorthand key of a JavaScript object pattern (`const { node_fields } = meta`) names no identifier.
 # 13: a handler that calls six's or future's raise_from/reraise re-raises (dateutil's Decimal errors).
-FACTS_SCHEMA_VERSION = 13
+# 14: a JSDoc block one blank line above its declaration documents it, and `@private` (`@ignore`,
+#     `@internal`, ...) makes its symbol private; a `test_*.py` module outside test directories that
+#     defines no test is no test file; a `#!` first line is a `shebang` statement.
+FACTS_SCHEMA_VERSION = 14
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):

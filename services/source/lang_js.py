@@ -52,6 +52,11 @@ _REQUIRE = re.compile(rb"(require|import)\s*\(\s*([\'\"`])([^\'\"`\n]+)\2\s*\)")
 _CJS_EXPORT = re.compile(rb"exports\.([A-Za-z_$][\w$]*)\s*=(?!=)")
 _CJS_EXPORT_ALL = re.compile(rb"module\.exports\s*=\s*(\{[^}]*\}|[A-Za-z_$][\w$]*)")
 _NAME = re.compile(rb"[A-Za-z_$][\w$]*")
+# JSDoc's (and TypeScript's ``stripInternal``) tags that keep a symbol out of the documented API.
+_HIDDEN_TAG = re.compile(rb"@(?:private|protected|package|ignore|internal)\b")
+# JSDoc attaches a ``/** ... */`` block to the next declaration across a blank line (mocha's
+# reporters keep one between a method's block and the method).
+_DOC_GAP = 1
 
 
 class _File:
@@ -71,6 +76,16 @@ class _File:
                     self.top.add(child.start_byte)
         self.exported = _exported(ctx, caps.get("export", []))
         self.value_names: dict[int, str] = {}  # function/class expression start -> variable name
+        self.hidden_rows: set[int] = set()  # end rows of doc comments that tag their symbol hidden
+
+    def documented(self, node: Node) -> bool:
+        return self.ctx.has_doc(node, _DOC_GAP)
+
+    def hidden(self, node: Node) -> bool:
+        """Whether the doc comment of ``node`` tags it ``@private`` (or ``@ignore``, ...): an
+        author's word that the symbol is not public API, as a leading underscore is."""
+        row = self.ctx.doc_row(node, _DOC_GAP)
+        return row is not None and row in self.hidden_rows
 
     def owner_name(self, index: int) -> str:
         """Name of the nearest named container at or outside ``index``."""
@@ -92,10 +107,12 @@ class _File:
 def extract(ctx: Ctx, module: str) -> None:
     caps = captures(ctx.language, _CAPTURES, ctx.root)
     data = ctx.data
+    file = _File(ctx, caps)
     for node in caps.get("comment", ()):
         if data.startswith(b"/**", node.start_byte):
             ctx.doc_comment(node)
-    file = _File(ctx, caps)
+            if _HIDDEN_TAG.search(data, node.start_byte, node.end_byte):
+                file.hidden_rows.add(node.end_point.row)
     for node in caps.get("import", ()):
         _import(ctx, node, node.child_by_field_name("source"))
     for node in caps.get("export", ()):
@@ -174,8 +191,8 @@ def _named(file: _File, node: Node, kind: str) -> None:
         name,
         outer.start_point.row,
         node.end_point.row,
-        "public" if top and file.public(node, name) else "private",
-        doc=ctx.has_doc(outer),
+        "public" if top and file.public(node, name) and not file.hidden(outer) else "private",
+        doc=file.documented(outer),
         annotated=kind == "function" and _annotated(ctx, node),
         parent="" if top else file.owner_name(file.scopes.around(node)),
     )
@@ -186,7 +203,7 @@ def _method(file: _File, node: Node) -> None:
     name_node = node.child_by_field_name("name")
     name = ctx.text(name_node)
     visibility = "public"
-    if name_node is not None and name_node.type == "private_property_identifier":
+    if (name_node is not None and name_node.type == "private_property_identifier") or file.hidden(node):
         visibility = "private"
     else:
         for child in node.children:
@@ -205,7 +222,7 @@ def _method(file: _File, node: Node) -> None:
         node.start_point.row,
         node.end_point.row,
         visibility,
-        doc=ctx.has_doc(node),
+        doc=file.documented(node),
         annotated=_annotated(ctx, node, needs_return=needs_return),
         parent=file.owner_name(file.scopes.around(node)),
     )
@@ -223,13 +240,15 @@ def _signature(file: _File, node: Node) -> None:
         visibility = next((ctx.text(c).strip() for c in node.children if c.type == "accessibility_modifier"), "public")
     else:
         visibility = "public" if top and file.public(node, name) else "private"
+    if file.hidden(outer):
+        visibility = "private"
     ctx.symbol(
         "method" if method else "function",
         name,
         outer.start_point.row,
         node.end_point.row,
         visibility,
-        doc=ctx.has_doc(outer),
+        doc=file.documented(outer),
         annotated=_annotated(ctx, node),
         parent="" if top else file.owner_name(file.scopes.around(node)),
         typing_only=True,
@@ -277,8 +296,8 @@ def _declaration(file: _File, node: Node) -> None:
             name,
             outer.start_point.row,
             declarator.end_point.row,
-            "public" if top and file.public(node, name) else "private",
-            doc=ctx.has_doc(outer),
+            "public" if top and file.public(node, name) and not file.hidden(outer) else "private",
+            doc=file.documented(outer),
             annotated=is_function and _annotated(ctx, value),  # type: ignore[arg-type]
             parent="" if top else file.owner_name(file.scopes.at(node.start_byte)),
         )

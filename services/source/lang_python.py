@@ -321,9 +321,12 @@ def _assignment(file: _File, node: Node) -> None:
             attr = ctx.text(left.child_by_field_name("attribute"))
             ctx.ident(attr, "attribute", row, scopes.start(cls if cls >= 0 else owner))
         return
+    labels = _labels(ctx, node)
     if owner_node is not None and owner_node.type != "class_definition":
         scope = owner_node.start_byte
         for target in _targets(left):
+            if ctx.text(target) in labels:
+                continue
             # The target's own line: in a multi-line unpacking it is not the statement's first.
             ctx.ident(ctx.text(target), "variable", target.start_point.row, scope)  # locals: kept lean
         return
@@ -336,7 +339,8 @@ def _assignment(file: _File, node: Node) -> None:
         at = target.start_point.row
         if owner_node is None:
             kind = "constant" if final or UPPER_CASE.match(name) else "variable"
-            ctx.ident(name, kind, at)
+            if name not in labels:
+                ctx.ident(name, kind, at)
             ctx.symbol(
                 kind,
                 name,
@@ -346,7 +350,7 @@ def _assignment(file: _File, node: Node) -> None:
                 annotated=annotation is not None,
             )
         else:
-            if final or UPPER_CASE.match(name):
+            if (final or UPPER_CASE.match(name)) and name not in labels:
                 ctx.ident(name, "constant", at, owner_node.start_byte)
                 ctx.symbol(
                     "constant",
@@ -356,8 +360,22 @@ def _assignment(file: _File, node: Node) -> None:
                     _visibility(file, name, False, row),
                     parent=file.owner_name(owner),
                 )
-            else:
+            elif name not in labels:
                 ctx.ident(name, "field", at, owner_node.start_byte)
+
+
+_STRING_BODY = re.compile(rb"""[rRbBuU]?(["'])([A-Za-z_][A-Za-z0-9_]*)\1""")
+
+
+def _labels(ctx: Ctx, node: Node) -> frozenset[str]:
+    """Names a string of the assigned value spells: a name bound to what it labels with its own
+    name (pyparsing's ``Declaration_Statement = pp.Group(...).set_name("Declaration_Statement")``
+    for railroad diagrams, ``UserId = NewType("UserId", int)``, ``Point = namedtuple("Point", ...)``)
+    is spelled as that label is, not cased by the repository's habit."""
+    right = node.child_by_field_name("right")
+    if right is None:
+        return frozenset()
+    return frozenset(m.group(2).decode() for m in _STRING_BODY.finditer(ctx.data, right.start_byte, right.end_byte))
 
 
 def _group(ctx: Ctx, module: str) -> str:

@@ -184,7 +184,8 @@ def test_a_module_that_turns_type_checking_off_says_so() -> None:
     mypy = facts_of("m.py", "# Copyright\n# mypy: allow-untyped-defs, allow-untyped-calls\n\ndef f(x):\n    return x\n")
     assert statements(mypy) == [("typing_off", 2, "# mypy: allow-untyped-defs, allow-untyped-calls")]
     pep484 = facts_of("m.py", "#!/usr/bin/env python\n# type: ignore\nimport os\n")
-    assert statements(pep484) == [("typing_off", 2, "# type: ignore")]
+    # The #! line says the module is executable (idioms.is_script reads it at the root).
+    assert statements(pep484) == [("shebang", 1, ""), ("typing_off", 2, "# type: ignore")]
     # A type: ignore after code is about that line only; other mypy options say nothing of annotations.
     line_only = facts_of("m.py", "import os\n# type: ignore\nx = 1  # type: ignore\n# mypy: warn-unreachable\n")
     assert statements(line_only) == []

@@ -48,7 +48,11 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 17: the names of a `.d.ts` declaration file mirror what it declares (naming.dictated), as a `.pyi`'s.
 # 18: a package below the root (its own package.json or pyproject.toml) learns its habits from its
 #     own files and is not held to the root's learned ones (packages).
-MODEL_SCHEMA_VERSION = 18
+# 19: a directory's habit is kept only when it is surely apart from the scope around it; a naming
+#     style needs as many names that show it as the loose bar counts; unittest test methods teach no
+#     test-function case; a file holding no tests teaches no test placement; JS constructors and
+#     @private symbols are not documented API.
+MODEL_SCHEMA_VERSION = 19
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

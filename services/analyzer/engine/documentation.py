@@ -26,7 +26,7 @@ from services.analyzer.engine.learn_inputs import (
     merge,
     scoped_conventions,
 )
-from services.analyzer.engine.naming import imposed_methods
+from services.analyzer.engine.naming import JS_LIKE, imposed_methods
 from services.source.facts import FileFacts, Symbol
 
 FAMILY = "documentation"
@@ -195,12 +195,19 @@ def base_roots(f: FileFacts) -> frozenset[str]:
     return frozenset(_root(b) for s in f.symbols if s.kind == "class" for b in s.bases)
 
 
+def _documented_by_class(f: FileFacts, s: Symbol) -> bool:
+    """A JavaScript/TypeScript ``constructor`` is documented by its class's block (JSDoc and
+    TypeDoc show the class's comment for ``new``), as Python's ``__init__`` is by its class's
+    docstring."""
+    return s.kind == "method" and s.name == "constructor" and f.language in JS_LIKE
+
+
 def observe(f: FileFacts, domain: str, base_methods: dict[str, tuple[str, ...]]) -> FileTallies:
     """One file's public symbols, documented or not, by kind (``learn`` adds them in order)."""
     tallies = FileTallies(f.language, f.path, domain)
     inherited = overrides(f, base_methods)
     for s in public_symbols(f):
-        if (s.parent, s.name) in inherited:
+        if (s.parent, s.name) in inherited or _documented_by_class(f, s):
             continue
         tallies.add(s.kind, "documented" if s.has_docstring else "undocumented")
     return tallies
@@ -239,7 +246,7 @@ def check(fc: FileCheck) -> None:
     inherited = overrides(fc.facts, fc.index.model.base_methods)
     for s in symbols:
         line = line_of(s, named_at)
-        if not fc.touches(line, line) or (s.parent, s.name) in inherited:
+        if not fc.touches(line, line) or (s.parent, s.name) in inherited or _documented_by_class(fc.facts, s):
             continue
         doc = conv_for(doc_rule(s.kind))
         if doc is not None and doc.choice == "documented" and not s.has_docstring:

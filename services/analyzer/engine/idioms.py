@@ -54,7 +54,6 @@ def _what(kind: str, language: str) -> str:
     return what
 
 
-_SCRIPT_DIRS = frozenset({"scripts", "script", "examples", "example", "tools", "bin", "docs", "demo", "demos"})
 _SCRIPT_FILES = frozenset({"__main__.py", "setup.py", "conftest.py", "manage.py"})
 _SCRIPT_FUNCS = frozenset({"main", "_main", "_test", "test", "demo", "_demo", "usage", "_usage", "cli", "_cli"})
 
@@ -69,9 +68,14 @@ def _fix(fc: FileCheck, kind: str, line: int) -> str | None:
     return text.replace("except:", "except Exception:", 1) if text.startswith("except:") else None
 
 
-def is_script(path: str) -> bool:
-    parts = path.split("/")
-    return posixpath.basename(path) in _SCRIPT_FILES or bool(_SCRIPT_DIRS & set(parts[:-1]))
+def is_script(f: FileFacts) -> bool:
+    """A program whose prints are its output: a file of a programs directory (scripts, examples,
+    benchmarks: got's ``benchmark/server.ts``), a build or tool entry point, or an executable
+    file at the repository's root (a ``#!`` line: dateutil's ``updatezinfo.py``), which runs
+    beside the library rather than inside it."""
+    if posixpath.basename(f.path) in _SCRIPT_FILES or is_program(f.path):
+        return True
+    return "/" not in f.path and any(s.kind == "shebang" for s in f.statements[:1])
 
 
 def occurrences(f: FileFacts, kind: str) -> list[int]:
@@ -91,7 +95,7 @@ def occurrences(f: FileFacts, kind: str) -> list[int]:
 
 def _eligible(f: FileFacts, kind: str) -> bool:
     if kind == "print_call":
-        return not f.is_test and not is_script(f.path)
+        return not f.is_test and not is_script(f)
     if kind == "broad_except":
         # A test catches `Exception` on purpose: to assert what a failure does, to render one
         # (loguru's exception-formatting fixtures), to keep a fixture's teardown going. Ruff's
@@ -144,7 +148,9 @@ def learn(inp: LearnInput, observed: Sequence[FileTallies] | None = None) -> lis
         observed = [observe(f, inp.domains.get(f.path, "")) for f in inp.files]
     # Languages whose extractor records these statements: a repository in one of them that never
     # prints (rxjs) has a convention, not a gap in the facts.
-    statement_languages = STATEMENT_LANGUAGES | {f.language for f in inp.files if f.statements}
+    statement_languages = STATEMENT_LANGUAGES | {
+        f.language for f in inp.files if any(s.kind != "shebang" for s in f.statements)
+    }
     tallies = merge(
         {kind: Tally() for kind in (*AVOIDED, LOG_STYLE)},
         (o for o in observed if o.language in statement_languages),

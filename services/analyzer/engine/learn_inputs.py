@@ -12,7 +12,7 @@ from typing import Any, TypeVar
 
 from services.analyzer.engine.config import RepoConfig
 from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope, wilson_upper
-from services.analyzer.engine.thresholds import Thresholds
+from services.analyzer.engine.thresholds import Thresholds, wilson_lower
 from services.source.facts import FileFacts
 
 _T = TypeVar("_T")
@@ -54,10 +54,14 @@ PROGRAM_DIRS = frozenset(
 
 
 def is_program(path: str) -> bool:
-    """A file under an examples/docs/scripts/benchmarks directory or the top-level tasks/, or one
+    """A file under an examples/docs/scripts/benchmarks directory or the top-level tasks/, one
     named for examples with a qualifier (attrs' ``typing-examples/``, ``code_examples/``: mypy
-    fixtures, not its API)."""
-    dirs = path.split("/")[:-1]
+    fixtures, not its API), or a Python file whose name is no module name."""
+    parts = path.split("/")
+    dirs = parts[:-1]
+    if parts[-1].endswith(".py") and not parts[-1][:-3].isidentifier():
+        # No import statement can name it (mistune's root `serve-doc.py`): it is run, not imported.
+        return True
     if dirs[:1] == ["tasks"]:
         # A top-level tasks/ holds the repository's development automation (invoke's layout;
         # packaging, filelock and platformdirs keep their release scripts there); a package's
@@ -266,6 +270,8 @@ def scoped_conventions(
     consistent than that scope (a mixed-style directory silences a strong repository-wide
     convention there; a consistent subdirectory of a mixed one is still enforced). A consistent but
     small directory is not kept: few observations that agree with the repository do not weaken it.
+    A different or more consistent choice is kept only when the directory is surely apart from the
+    scope above (``_apart``): a few files that happen to agree in a mixed repository are no habit.
     """
     thresholds = inp.thresholds
     min_sub_count = thresholds.bar(rule).loose.min_count
@@ -342,7 +348,7 @@ def _without_packages(counts: Counter[str], parts: list[Counter[str] | None]) ->
 
 def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bool:
     if conv.choice != parent.choice:
-        return True
+        return _apart(conv, parent)
     # Judge the share alone: a small directory that agrees must not dilute the repository's level.
     by_share = thresholds.level(conv.rule, conv.share, 1 << 30)
     if _RANK[by_share] < _RANK[parent.level]:
@@ -351,7 +357,18 @@ def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bo
         # without a habit of its own: "16 of 17 classes PascalCase" (loose) agrees with the
         # repository's "1,239 of 1,240" (strict) and must not demote it there.
         return by_share == "off" and wilson_upper(conv.support, conv.count) < parent.share
-    return _RANK[conv.level] > _RANK[parent.level] and conv.share > parent.share
+    return _RANK[conv.level] > _RANK[parent.level] and conv.share > parent.share and _apart(conv, parent)
+
+
+def _apart(conv: Convention, parent: Convention) -> bool:
+    """Whether a directory's habit is surely its own: the share of its choice it is sure of (the
+    Wilson lower bound) exceeds that choice's share in the scope around it. Three example files of
+    three using unittest in a repository whose test files mix unittest (7) and pytest (5) are
+    what the mix gives by chance (pyparsing's ``examples/``), not a convention of the directory."""
+    around = parent.alternatives.get(conv.choice, 0) / max(parent.count, 1)
+    if parent.choice == conv.choice:
+        around = parent.share
+    return wilson_lower(conv.support, conv.count) > around
 
 
 _RANK = {"off": 0, "loose": 1, "strict": 2}

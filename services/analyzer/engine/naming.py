@@ -92,7 +92,7 @@ _C_API = re.compile(r"^_*Py[A-Za-z]*_[A-Za-z]")
 _FUNCTION_LIKE_CLASS = re.compile(r"^_*[a-z][a-z0-9]*(?:_(?:property|method|classmethod|staticmethod))?$")
 # Locale files are named by their language tag (``pt-BR.ts``, ``zh_Hant.py``), not by the author.
 _LOCALE_FILE = re.compile(r"^[a-z]{2,3}(?:[-_](?:[A-Z]{2}|[A-Z][a-z]{3}|\d{3}))+$")
-_JS_LIKE = frozenset({"javascript", "typescript", "tsx", "jsx"})
+JS_LIKE = frozenset({"javascript", "typescript", "tsx", "jsx"})
 
 
 def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
@@ -111,7 +111,7 @@ def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
         # them, the way itertools' `chain`, `islice` and `tee` are classes (more-itertools'
         # `peekable`, `seekable`, `_concurrent_tee`, `sized_iterator`).
         out.update(("class", s.parent) for s in f.symbols if s.kind == "method" and s.name == "__next__")
-    if f.language in _JS_LIKE:
+    if f.language in JS_LIKE:
         out.update(
             ("function", i.name) for i in f.identifiers if i.role == "function" and case_style(i.name) in _CLASS_LIKE
         )
@@ -136,7 +136,7 @@ def binding_role(language: str, role: str, name: str) -> str:
     ``Final``; a ``Final`` name in lower case says the name is never rebound, not that it holds a
     constant value (filelock's ``_registry: Final = _ThreadLocalRegistry()``, a lock, a function
     alias), and is cased as the repository cases its variables."""
-    if role == "constant" and language in _JS_LIKE | {"python"} and case_style(name) not in (UPPER, UPPER_FLAT):
+    if role == "constant" and language in JS_LIKE | {"python"} and case_style(name) not in (UPPER, UPPER_FLAT):
         return "variable"
     return role
 
@@ -174,6 +174,15 @@ def imposed_methods(f: FileFacts) -> frozenset[str]:
         return external[name]
 
     return frozenset(s.name for s in f.symbols if s.kind == "method" and s.parent in classes and derives(s.parent))
+
+
+def _imposed(f: FileFacts) -> set[tuple[str, str]]:
+    """(role, name) of the methods ``imposed_methods`` finds, test methods among them: a
+    ``unittest.TestCase`` subclass's ``testYearOnly`` follows the camelCase API it inherits
+    (``setUp``, ``assertEqual``), a habit of that framework's classes that says nothing about how
+    module-level test functions are named (dateutil's pytest-style ``test_year_only``)."""
+    names = imposed_methods(f)
+    return {("method", name) for name in names} | {("test_function", name) for name in names}
 
 
 # In a value position a PascalCase name denotes a class or type (a type alias, a constructor
@@ -280,6 +289,13 @@ def _builder(role: str, inp: LearnInput, examples: dict[tuple[str, str], list[tu
         )
         if choice is None:
             return None
+        # A style is chosen by the names that show it: a one-word name (`text`, `source`) fits
+        # snake_case and camelCase alike. Python-Markdown's tests/ wrote one two-word parameter,
+        # `expectedPrefix` (an assertStartsWith helper shaped like unittest's API), beside 24
+        # one-word ones: "25 of 25 camelCase" there rested on one name. Fewer names that show a
+        # style than the loose bar counts say nothing of a habit, nor of a mix.
+        if sum(n for s, n in counts.items() if s in DEFINITE_STYLES) < inp.thresholds.bar(rule).loose.min_count:
+            return None
         total = sum(counts.values())
         support = sum(n for s, n in counts.items() if compatible(s, choice))
         return make(
@@ -318,7 +334,7 @@ def observe(f: FileFacts, domain: str) -> Observed | None:
         tallies.add(role, style)
         examples.append((role, style, name))
 
-    seen: set[tuple[str, str]] = {("method", name) for name in imposed_methods(f)} | dictated(f)
+    seen: set[tuple[str, str]] = _imposed(f) | dictated(f)
     for ident in f.identifiers:
         key = (ident.role, ident.name)
         if ident.role in ROLES and key not in seen:
@@ -451,7 +467,7 @@ def check(fc: FileCheck) -> None:
     acronyms = acronyms_of(fc)
     convs: dict[str, Convention | None] = {}
     first_line: dict[tuple[str, str], int] = {}
-    imposed = {("method", name) for name in imposed_methods(fc.facts)} | dictated(fc.facts)
+    imposed = _imposed(fc.facts) | dictated(fc.facts)
     keyed: frozenset[str] | None = None
     for ident in fc.facts.identifiers:
         if (ident.role, ident.name) in imposed:

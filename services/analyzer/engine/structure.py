@@ -160,9 +160,11 @@ def learn(inp: LearnInput) -> list[Convention]:
         if not f.is_test or not f.language:
             continue
         dom = inp.domains.get(f.path, "")
-        if f.language != "go" and holds_tests(f):  # the language fixes Go's *_test.go names
+        holds = holds_tests(f)
+        if f.language != "go" and holds:  # the language fixes Go's *_test.go names
             tallies[NAMING].add(f.language, f.path, dom, test_pattern(f.path))
-        tallies[PLACEMENT].add(f.language, "", dom, placement(f.path))
+        if holds or f.language == "go":
+            tallies[PLACEMENT].add(f.language, "", dom, placement(f.path))
         # Tested = a test file named after the module, what the change-level check asks of a new
         # module; a module a test merely imports would make a habit the check cannot hold to.
         covered.setdefault(f.language, set()).add(tested_stem(f.path))
@@ -200,7 +202,14 @@ def check(fc: FileCheck) -> None:
             key=pattern,
         )
     place = fc.find(PLACEMENT)
-    if place is not None and fc.wants(place) and placement(fc.path) != place.choice:
+    # A file holding no tests is not a test placed anywhere: pytest finds a conftest.py by its
+    # directory (babel's root one configures doctests), and helpers live where they are imported.
+    if (
+        place is not None
+        and fc.wants(place)
+        and placement(fc.path) != place.choice
+        and (fc.language == "go" or holds_tests(fc.facts, fc.text))
+    ):
         fc.emit(
             place,
             1,

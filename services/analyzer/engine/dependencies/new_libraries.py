@@ -62,17 +62,22 @@ def library_of(language: str, imp: Import, local_tops: frozenset[str]) -> str:
 # the project's tools, which it imports (packaging's ``noxfile.py`` and ``tasks/licenses.py`` with
 # ``httpx``), as a script does.
 _AUTOMATION_FILES = frozenset({"noxfile.py", "tasks.py", "fabfile.py", "dodo.py"})
+# Build scripts import the build system (mistune's ``setup.py`` and ``setuptools``, a hatch build
+# hook and ``hatchling``): requirements of building the package, which pyproject.toml's
+# [build-system] declares, not dependencies the library brings to its users.
+_BUILD_SCRIPTS = frozenset({"setup.py", "hatch_build.py"})
 
 
 def judged(f: FileFacts, fixtures: frozenset[str] = frozenset()) -> bool:
-    """Whether a file is asked about new libraries: not an example, doc page, script, benchmark
-    or root-level automation, which shows or runs the library beside others rather than depending
-    on them, and not the code of a package the tests build (``fixtures``)."""
+    """Whether a file is asked about new libraries: not an example, doc page, script, benchmark,
+    build script or root-level automation, which shows, builds or runs the library beside others
+    rather than depending on them, and not the code of a package the tests build (``fixtures``)."""
     path = f.path
     return (
         f.language in _LANGUAGES
         and not is_program(path)
         and path not in _AUTOMATION_FILES
+        and posixpath.basename(path) not in _BUILD_SCRIPTS
         and not path.startswith("tasks/")
         and not any(path.startswith(d + "/") for d in fixtures)
     )
