@@ -118,9 +118,12 @@ class Ctx:
         relative: bool = False,
         group: str = "",
         optional: bool = False,
+        aliases: tuple[str, ...] = (),
     ) -> None:
         if module:
-            self.imports.append(Import(module, names or ("",), row + 1, "", relative, group, optional=optional))
+            self.imports.append(
+                Import(module, names or ("",), row + 1, "", relative, group, optional=optional, aliases=aliases)
+            )
 
     # --- documentation comments -------------------------------------------------------
 

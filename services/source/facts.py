@@ -29,7 +29,9 @@ import msgspec
 # 14: a JSDoc block one blank line above its declaration documents it, and `@private` (`@ignore`,
 #     `@internal`, ...) makes its symbol private; a `test_*.py` module outside test directories that
 #     defines no test is no test file; a `#!` first line is a `shebang` statement.
-FACTS_SCHEMA_VERSION = 14
+# 15: Import.aliases (the names a Python `as` binds); a JavaScript/TypeScript destructuring pattern
+#     binds the values of its renaming pairs, nested patterns and rest elements, in parameters too.
+FACTS_SCHEMA_VERSION = 15
 
 
 class Symbol(msgspec.Struct, frozen=True, array_like=True):
@@ -67,6 +69,14 @@ class Import(msgspec.Struct, frozen=True, array_like=True):
     group: str = ""  # stdlib | third_party | local, where the language lets us tell
     typing_only: bool = False  # under ``if TYPE_CHECKING:``: for the type checker, not run
     optional: bool = False  # in a ``try:`` an ``except ImportError`` guards: the code runs without it
+    # The name each of ``names`` binds in the importing module when the import renames one
+    # (``import numpy as np``, ``from x import f as _f``; Python), same order; () when none is.
+    aliases: tuple[str, ...] = ()
+
+    @property
+    def bound(self) -> tuple[str, ...]:
+        """The names the import binds: ``names`` ("" for a whole module), or their aliases."""
+        return self.aliases or self.names
 
 
 class Formatting(msgspec.Struct, frozen=True):

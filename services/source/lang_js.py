@@ -6,7 +6,7 @@ import re
 
 from tree_sitter import Node
 
-from services.source.common import UPPER_CASE, Ctx, Scopes, captures, first_named, strip_quotes
+from services.source.common import UPPER_CASE, Ctx, Scopes, captures, strip_quotes
 from services.source.stdlib import group_of
 
 _CAPTURES = (
@@ -271,11 +271,8 @@ def _declaration(file: _File, node: Node) -> None:
         if name_node is None:
             continue
         if name_node.type != "identifier":  # destructuring: const [a, b] = pair
-            # `const { node_fields } = meta` spells a key of the object (a data format's, an API's):
-            # the author named only what an array pattern or a renaming pair binds.
-            for item in name_node.named_children:
-                if item.type == "identifier":
-                    ctx.ident(ctx.text(item), "variable", item.start_point.row, scope)  # its own line
+            for item in _pattern_names(name_node):
+                ctx.ident(ctx.text(item), "variable", item.start_point.row, scope)  # its own line
             continue
         name = ctx.text(name_node)
         is_function = value is not None and value.type in _FUNCTIONS
@@ -303,18 +300,41 @@ def _declaration(file: _File, node: Node) -> None:
         )
 
 
+def _pattern_names(node: Node) -> list[Node]:
+    """The identifiers a destructuring pattern binds that the author named. `const { node_fields }
+    = meta` spells a key of the object (a data format's, an API's) and names nothing; an array
+    pattern, a rest element and the value of a renaming pair (`const {options: sourceOptions} =
+    ...`, execa's pipe arguments) are names the author chose, at any depth."""
+    out: list[Node] = []
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        kind = item.type
+        if kind == "identifier":
+            out.append(item)
+        elif kind == "pair_pattern":
+            value = item.child_by_field_name("value")
+            if value is not None:
+                stack.append(value)
+        elif kind in ("assignment_pattern", "object_assignment_pattern"):
+            left = item.child_by_field_name("left")
+            if left is not None:
+                stack.append(left)
+        elif kind in ("object_pattern", "array_pattern", "rest_pattern"):
+            stack.extend(reversed(item.named_children))
+    return out
+
+
 def _parameters(ctx: Ctx, node: Node) -> None:
     scope = node.start_byte
     for param in node.named_children:
         target: Node | None = param
         if param.type in _PARAM_KINDS:
             target = param.child_by_field_name("pattern")
-        if target is not None and target.type == "assignment_pattern":
-            target = target.child_by_field_name("left")
-        if target is not None and target.type == "rest_pattern":
-            target = first_named(target)
-        if target is not None and target.type == "identifier":
-            ctx.ident(ctx.text(target), "parameter", target.start_point.row, scope)
+        if target is None:
+            continue
+        for name in _pattern_names(target):
+            ctx.ident(ctx.text(name), "parameter", name.start_point.row, scope)
 
 
 def _import(ctx: Ctx, node: Node, source: Node | None) -> None:

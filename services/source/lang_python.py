@@ -387,7 +387,24 @@ def _import(ctx: Ctx, node: Node) -> None:
     for child in node.children_by_field_name("name"):
         target = child.child_by_field_name("name") if child.type == "aliased_import" else child
         module = ctx.text(target)
-        ctx.add_import(module, ("",), row, group=_group(ctx, module), optional=_optional(ctx, node))
+        ctx.add_import(
+            module,
+            ("",),
+            row,
+            group=_group(ctx, module),
+            optional=_optional(ctx, node),
+            aliases=_aliases(ctx, [child]),
+        )
+
+
+def _aliases(ctx: Ctx, children: list[Node]) -> tuple[str, ...]:
+    """The name each imported item binds when one of them is renamed (``import a.b as c``, ``from
+    pip._internal.req import parse_requirements as _parse_requirements``), else ()."""
+    if not any(c.type == "aliased_import" for c in children):
+        return ()
+    return tuple(
+        ctx.text(c.child_by_field_name("alias") if c.type == "aliased_import" else c).split(".", 1)[0] for c in children
+    )
 
 
 def _import_from(ctx: Ctx, node: Node) -> None:
@@ -396,7 +413,8 @@ def _import_from(ctx: Ctx, node: Node) -> None:
     else:
         module = "".join(ctx.text(node.child_by_field_name("module_name")).split())
     names: list[str] = []
-    for child in node.children_by_field_name("name"):
+    children = node.children_by_field_name("name")
+    for child in children:
         target = child.child_by_field_name("name") if child.type == "aliased_import" else child
         names.append(ctx.text(target))
     if not names and any(child.type == "wildcard_import" for child in node.named_children):
@@ -409,6 +427,7 @@ def _import_from(ctx: Ctx, node: Node) -> None:
         relative=relative,
         group=_group(ctx, module),
         optional=_optional(ctx, node),
+        aliases=_aliases(ctx, children),
     )
 
 

@@ -136,7 +136,7 @@ def test_imports_and_groups() -> None:
     assert facts.imports == (
         Import("__future__", ("annotations",), 2, "", False, "stdlib"),
         Import("logging", ("",), 4, "", False, "stdlib"),
-        Import("os.path", ("",), 5, "", False, "stdlib"),
+        Import("os.path", ("",), 5, "", False, "stdlib", aliases=("osp",)),  # import os.path as osp
         Import("dataclasses", ("dataclass", "field"), 6, "", False, "stdlib"),
         Import("typing", ("Final",), 7, "", False, "stdlib"),
         Import("acme.billing", ("rates",), 9, "", False, "local"),  # same top-level package

@@ -101,8 +101,11 @@ def _bound_otherwise(f: FileFacts) -> frozenset[str]:
     asked for a docstring or annotations of its own."""
     if f.language != "python":
         return frozenset()
-    names = {n for imp in f.imports if not imp.typing_only for n in imp.names if n and n != "*"}
-    names.update(imp.module.split(".", 1)[0] for imp in f.imports if imp.names == ("",) and not imp.typing_only)
+    # The names the module binds, not those it imports: pip-tools' `from pip._internal.req import
+    # parse_requirements as _parse_requirements` binds `_parse_requirements`, and its own
+    # `def parse_requirements` is the API, no fallback.
+    names = {n for imp in f.imports if not imp.typing_only for n in imp.bound if n and n != "*"}
+    names.update(imp.module.split(".", 1)[0] for imp in f.imports if imp.bound == ("",) and not imp.typing_only)
     names.update(s.name for s in f.symbols if s.kind in ("variable", "constant") and not s.parent)
     return frozenset(names)
 

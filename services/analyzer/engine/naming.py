@@ -154,10 +154,10 @@ def imposed_methods(f: FileFacts) -> frozenset[str]:
     for imp in f.imports:
         if imp.group == "local" or imp.is_relative or imp.resolved_path:
             continue
-        if imp.names == ("",):
+        if imp.bound == ("",):
             foreign.add(imp.module.split(".", 1)[0])
-        else:
-            foreign.update(n for n in imp.names if n and n != "*")
+        else:  # the names the file writes: `from unittest import TestCase as TC` / `class T(TC)`
+            foreign.update(n for n in imp.bound if n and n != "*")
     external: dict[str, bool] = {}
 
     def roots(name: str) -> Iterator[str]:

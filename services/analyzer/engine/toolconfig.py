@@ -218,6 +218,31 @@ def library_key(name: str) -> str:
 _REQUIREMENT_NAME = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
 
 
+def requirement_keys(specs: Any) -> set[str]:
+    """The ``library_key`` of each PEP 508 requirement string in ``specs`` (``"rich>=13"``)."""
+    if not isinstance(specs, list):
+        return set()
+    return {library_key(m.group(1)) for x in specs if isinstance(x, str) and (m := _REQUIREMENT_NAME.match(x))}
+
+
+# PEP 723 inline script metadata, as the specification's reference regular expression reads it.
+_INLINE_METADATA = re.compile(r"(?m)^# /// script\s*$\s(?P<content>(?:^#(?:| .*)$\s)+)^# ///\s*$")
+
+
+def inline_script_requirements(text: str) -> set[str]:
+    """The ``library_key`` of each dependency a PEP 723 script lists in its ``# /// script`` block
+    (none without a block, or when the block is not valid TOML)."""
+    m = _INLINE_METADATA.search(text) if "# /// script" in text else None
+    if m is None:
+        return set()
+    body = "".join(line[2:] if line.startswith("# ") else line[1:] for line in m.group("content").splitlines(True))
+    try:
+        doc = tomllib.loads(body)
+    except tomllib.TOMLDecodeError:
+        return set()
+    return requirement_keys(doc.get("dependencies"))
+
+
 def _python_requirements(doc: Mapping[str, Any]) -> set[str]:
     """[project] dependencies and optional-dependencies, [dependency-groups], Poetry's tables."""
     specs: list[Any] = []
@@ -230,7 +255,7 @@ def _python_requirements(doc: Mapping[str, Any]) -> set[str]:
     groups = doc.get("dependency-groups")
     if isinstance(groups, dict):
         specs += [x for v in groups.values() if isinstance(v, list) for x in v]
-    out = {library_key(m.group(1)) for x in specs if isinstance(x, str) and (m := _REQUIREMENT_NAME.match(x))}
+    out = requirement_keys(specs)
     tool = doc.get("tool")
     poetry = tool.get("poetry") if isinstance(tool, dict) else None
     if isinstance(poetry, dict):

@@ -12,7 +12,6 @@ is a new dependency worth a question; where optional drivers each sit in their o
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import Counter
 from collections.abc import Iterable
 
@@ -22,7 +21,7 @@ from services.analyzer.engine.dependencies.libraries import JS_LANGUAGES, classi
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
 from services.analyzer.engine.learn_inputs import LearnInput, is_program
-from services.analyzer.engine.toolconfig import fixture, library_key
+from services.analyzer.engine.toolconfig import fixture, inline_script_requirements, library_key
 from services.source.facts import FileFacts, Import
 
 FAMILY = "dependencies"
@@ -189,16 +188,11 @@ def _sibling(fc: FileCheck, name: str) -> bool:
     return any(posixpath.join(directory, tail) in paths for tail in (f"{name}.py", f"{name}/__init__.py"))
 
 
-# PEP 723 inline script metadata: a script that lists its own dependencies (nox's
-# tests/resources/pep721example1.py runs with `rich`) depends on nothing the project must provide.
-_INLINE_SCRIPT = re.compile(r"^# /// script\s*$", re.MULTILINE)
-
-
 def check(fc: FileCheck) -> None:
     fixtures: frozenset[str] | None = fc.index.extra.get("fixture_packages")
     if fixtures is None:
         fixtures = fc.index.extra["fixture_packages"] = fixture_packages(fc.index.model.modules.values())
-    if not judged(fc.facts, fixtures) or (fc.language == "python" and _INLINE_SCRIPT.search(fc.text)):
+    if not judged(fc.facts, fixtures):
         return
     conv = fc.find(RULE)
     if conv is None or not fc.wants(conv):
@@ -207,8 +201,14 @@ def check(fc: FileCheck) -> None:
     if tops is None:
         tops = fc.index.extra["own_modules"] = tops_of(fc) | own_modules(fc.index.model.modules.values())
     known = _known(conv, fc)
+    # A PEP 723 script runs with the dependencies its `# /// script` block lists (nox's
+    # tests/resources/pep721example1.py with `rich`), which the project need not provide; what it
+    # imports beyond them (a planted `import sh`) it brings in like any other file.
+    own = inline_script_requirements(fc.text) if fc.language == "python" else set()
     for library, line in file_libraries(fc.facts, tops, optional=False).items():
         if library in known or _job_rule_covers(fc, library) or _sibling(fc, library):
+            continue
+        if library_key(library) in own:
             continue
         if declared_library(fc, library):
             continue  # loguru's tests import pytest_mypy_plugins, which its dev extra lists

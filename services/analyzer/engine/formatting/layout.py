@@ -106,6 +106,10 @@ def _openers(text: str, python: bool) -> list[tuple[int, str]]:
         line = text[start:end]
         body = line.lstrip(" \t")
         if not body:
+            # A brace alone on its line opens a block at that line's indentation: an object
+            # literal in an array (`const expected = [\n  {\n    level: 31,`), Allman-style bodies.
+            if not python:
+                out.append((end, line))
             continue
         if python:
             # ") -> None:" closes a signature laid out one parameter per line; it sits at the
