@@ -176,3 +176,25 @@ def test_a_destructuring_binds_the_names_of_its_renaming_pairs() -> None:
         """,
     )
     assert _found(findings, "naming") == [("naming.case.variable", 2)]
+
+
+def test_a_benchmark_printing_its_results_is_no_library_code() -> None:
+    # pino's benchmarks/utils/runbench.js and generate-benchmark-doc.js print what they measure;
+    # the print idiom took them for library files (its own list of script directories lacked
+    # `benchmarks/`), so 31 of 33 library files kept the habit, loose, and a `console.log('debug')`
+    # planted in pino.js passed.
+    library = "'use strict'\n\nfunction level{i} (value) {{\n  return value + {i}\n}}\n\nmodule.exports = level{i}\n"
+    files = {f"lib/level{i}.js": library.format(i=i) for i in range(31)}
+    bench = "'use strict'\n\nconst {{ run }} = require('./run')\n\nrun({i}).then((ms) => {{\n  console.log(ms)\n}})\n"
+    files.update({f"benchmarks/utils/bench{i}.js": bench.format(i=i) for i in range(2)})
+    model = _learn(files)
+    planted = """
+        'use strict'
+
+        module.exports.destination = (dest) => {
+          console.log('debug')
+          return dest
+        }
+        """
+    assert _found(_review(model, "pino.js", planted), "idioms") == [("idioms.print", 4)]
+    assert _found(_review(model, "benchmarks/utils/runbench.js", planted), "idioms") == []
