@@ -361,10 +361,15 @@ def _differs(conv: Convention, parent: Convention, thresholds: Thresholds) -> bo
 
 
 def _apart(conv: Convention, parent: Convention) -> bool:
-    """Whether a directory's habit is surely its own: the share of its choice it is sure of (the
-    Wilson lower bound) exceeds that choice's share in the scope around it. Three example files of
-    three using unittest in a repository whose test files mix unittest (7) and pytest (5) are
-    what the mix gives by chance (pyparsing's ``examples/``), not a convention of the directory."""
+    """Whether a directory's habit is surely its own where the scope around it holds none (a mix,
+    level off): the share of its choice it is sure of (the Wilson lower bound) must exceed that
+    choice's share around it. Three example files of three using unittest in a repository whose
+    test files mix unittest (7) and pytest (5) are what the mix gives by chance (pyparsing's
+    ``examples/``), not a convention of the directory. Where the scope around holds a habit, a
+    directory sharpening or departing from it is judged by its own bar, as before (boltons'
+    package directory is more consistent about class docstrings than the repository's 93 %)."""
+    if parent.level != "off":
+        return True
     around = parent.alternatives.get(conv.choice, 0) / max(parent.count, 1)
     if parent.choice == conv.choice:
         around = parent.share
