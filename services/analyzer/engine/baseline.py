@@ -18,7 +18,7 @@ that had one print and now has two has one new print):
 5. for rules about a symbol (its docstring, its annotations): rule and the symbol's body (the
    function was renamed);
 6. a weaker form of a statement the change narrowed in that symbol (``idioms.NARROWED_TO``: a
-   bare ``except:`` become ``except Exception:`` leaves a broad catch the base already had, in
+   bare ``except:`` turned into ``except Exception:`` leaves a broad catch the base already had, in
    a stronger form), paired with a stand-in the base side gives for each such statement the
    change removed from the symbol (``narrowed``), whether or not a rule reports it there.
 
