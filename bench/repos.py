@@ -28,7 +28,7 @@ CONFIG_NAMES = frozenset(
         *("ruff.toml", ".ruff.toml", ".editorconfig", ".codereview.yml", "package.json", "tsconfig.json"),
         *(".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", "prettier.config.js"),
         *(".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml", ".eslintrc.js", "eslint.config.js"),
-        *("eslint.config.mjs", "biome.json", "biome.jsonc"),
+        *("eslint.config.mjs", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore"),
     }
 )
 

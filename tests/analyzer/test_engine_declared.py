@@ -9,6 +9,7 @@ from services.analyzer.engine.toolconfig import CONFIG_NAMES, ESLINT_FILES, INI_
 from services.analyzer.engine.toolconfig import LENGTH as LINE_LENGTH
 from services.source.extract import extract
 from services.source.facts import FileFacts
+from tests.analyzer.engine_factories import HELD_RAISED
 from tests.analyzer.service_corpus import NOUNS, PACKAGES, module_source
 
 LONG_STRING = 'ERROR_HELP = "' + "see the operations guide, section on retries and timeouts; " * 4 + '"\n'
@@ -373,3 +374,129 @@ def test_files_the_tool_excludes_are_not_held_to_its_settings() -> None:
     assert long_line_findings(model, "tests/fixtures/traceback.py", fixture) == []
     assert len(import_findings(model, "app/reports/traceback.py", fixture)) == 1
     assert len(long_line_findings(model, "app/reports/traceback.py", fixture)) == 1
+
+
+# --- how the tools are run, not only how they are configured ------------------------------------
+
+# babel's pyproject.toml: ruff is its linter (E501 ignored), and its format table only preserves.
+BABEL_RUFF = """\
+[tool.ruff]
+target-version = "py38"
+line-length = 95
+
+[tool.ruff.format]
+quote-style = "preserve"
+
+[tool.ruff.lint]
+select = ["B", "C", "E", "F", "I", "UP"]
+ignore = ["C901", "E501", "E731", "E741"]
+"""
+
+
+def test_a_format_table_that_only_preserves_and_a_length_e501_ignores_declare_nothing() -> None:
+    babel = settings({"pyproject.toml": BABEL_RUFF})
+    formatted = settings({"pyproject.toml": BABEL_RUFF.replace('"preserve"', '"single"')})
+    linted = settings({"pyproject.toml": BABEL_RUFF.replace('"E501", ', "")})
+
+    assert ("ruff", "line_length") not in babel
+    assert ("ruff", "quotes") not in babel
+    assert ("ruff", "indent.width") not in babel
+    assert babel[("ruff", "imports.order")] == "ordered"  # its lint rules still hold
+    assert (formatted[("ruff", "line_length")], formatted[("ruff", "quotes")]) == ("95", "single")
+    assert linted[("ruff", "line_length")] == "95"
+
+
+DATEUTIL_BLACK = '[tool.black]\nline-length = 80\ntarget-version = ["py37"]\n'
+DARKER_HOOK = """\
+repos:
+  - repo: https://github.com/akaihola/darker
+    rev: 1.7.2
+    hooks:
+    -   id: darker
+  - repo: https://github.com/pre-commit/pre-commit-hooks
+    rev: v4.5.0
+    hooks:
+      - id: trailing-whitespace
+"""
+BLACK_HOOK = "  - repo: https://github.com/psf/black\n    rev: 24.1.0\n    hooks:\n      - id: black\n"
+
+
+def test_black_run_through_darker_declares_nothing_for_the_code() -> None:
+    darker = read({"pyproject.toml": DATEUTIL_BLACK, ".pre-commit-config.yaml": DARKER_HOOK})
+    darker_table = read({"pyproject.toml": DATEUTIL_BLACK + "\n[tool.darker]\nrevision = 'master'\n"})
+    both = read({"pyproject.toml": DATEUTIL_BLACK, ".pre-commit-config.yaml": DARKER_HOOK + BLACK_HOOK})
+
+    assert [t.tool for t in darker.tools] == []
+    assert darker.notes == ["pyproject.toml: black runs through darker (changed lines only); not declared"]
+    assert [t.tool for t in darker_table.tools] == []
+    assert [t.tool for t in both.tools] == ["black"]
+
+
+# Python-Markdown's tox.ini: flake8 runs on the package and its tests, not on scripts/.
+MARKDOWN_TOX = """\
+[tox]
+envlist = py{38, 39, 310}, flake8
+
+[testenv]
+commands =
+    coverage run --source=markdown -m unittest discover {toxinidir}/tests
+
+[testenv:flake8]
+deps = flake8
+commands = flake8 {toxinidir}/app {toxinidir}/tests
+skip_install = true
+
+[flake8]
+max-line-length = 119
+"""
+
+
+def test_a_linter_holds_only_the_paths_its_invocations_name() -> None:
+    files = python_repo(long_lines=False)
+    files.append(facts_of("scripts/griffe_extensions.py", module_source("scripts", "hook", 3)))
+    model = learn(files, tool_configs={"tox.ini": MARKDOWN_TOX})
+    everywhere = learn(files, tool_configs={"tox.ini": MARKDOWN_TOX.replace(" {toxinidir}/app {toxinidir}/tests", "")})
+    signature = "    def on_function_instance(self, node: ast.AST | ObjectNode, func: Function, agent: Visitor, " + (
+        "loader: ModulesCollection, **kwargs: Any) -> None: ..."
+    )
+    text = module_with("class Hooks:\n" + signature)
+
+    assert conv(model, LINE_LENGTH).choice == "119"
+    assert long_line_findings(model, "scripts/griffe_extensions.py", text) == []
+    assert len(long_line_findings(model, "app/reports/hooks.py", text)) == 1
+    assert len(long_line_findings(everywhere, "scripts/griffe_extensions.py", text)) == 1
+    hooked = read({".flake8": "[flake8]\nmax-line-length = 100\n", ".pre-commit-config.yaml": FLAKE8_HOOK})
+    assert [t.scope for t in hooked.tools] == [("^(src|tests)/",)]
+
+
+FLAKE8_HOOK = (
+    "repos:\n  - repo: https://github.com/PyCQA/flake8\n    hooks:\n      - id: flake8\n        files: ^(src|tests)/\n"
+)
+
+
+def js_module(i: int, quote: str) -> str:
+    q = quote
+    return (
+        f"{q}use strict{q};\n\nconst path = require({q}node:path{q});\n\n"
+        f"module.exports = function load{i}(name) {{\n  return path.join({q}lib{q}, name, {q}index.js{q});\n}};\n"
+    )
+
+
+def test_files_prettier_ignores_are_not_judged_by_its_rules() -> None:
+    # mocha: Prettier (at its defaults) formats the code in double quotes; its .prettierignore
+    # keeps test/*/fixtures/** out, and those fixtures still hold their old single quotes.
+    files = [facts_of(f"lib/cli/part{i}.js", js_module(i, '"')) for i in range(40)]
+    files += [facts_of(f"test/integration/fixtures/case{i}.fixture.js", js_module(i, "'")) for i in range(40)]
+    ignore = "/.karma/\n/coverage\n# generated\n/test/*/fixtures/**\n"
+    new_fixture = js_module(99, '"')
+    path = "test/integration/fixtures/plugins/global-setup-throws.fixture.js"
+
+    def quotes(model: ConventionModel, where: str, text: str) -> list[int]:
+        return [f.start_line for f in check(facts_of(where, text), text, model) if f.rule == "formatting.quotes"]
+
+    without = learn(files, thresholds=HELD_RAISED)
+    ignored = learn(files, tool_configs={".prettierignore": ignore}, thresholds=HELD_RAISED)
+
+    assert quotes(without, path, new_fixture) == [1, 3, 6]
+    assert quotes(ignored, path, new_fixture) == []
+    assert quotes(ignored, "lib/cli/lookup.js", js_module(7, "'")) == [1, 3, 6]

@@ -386,9 +386,7 @@ def test_support_files_in_a_test_directory_are_not_misnamed_tests() -> None:
 
 
 def test_quotes_inside_a_regular_expression_literal_are_not_strings() -> None:
-    conv = make(
-        "formatting", "formatting.quotes", Scope(LANGUAGE, "javascript"), "single", 980, 1000, DEFAULT_THRESHOLDS
-    )
+    conv = make("formatting", "formatting.quotes", Scope(LANGUAGE, "javascript"), "single", 980, 1000, HELD_RAISED)
     model = ConventionModel(conventions=[conv], files=40)
     text = textwrap.dedent(
         """\

@@ -69,7 +69,7 @@ def test_tabs_trailing_whitespace_and_long_lines() -> None:
 
 
 def test_quotes_are_requoted_and_forced_quotes_left_alone() -> None:
-    model = learn(synthetic_repo())
+    model = learn(synthetic_repo(), thresholds=HELD_RAISED)  # the learned quote habit, raised (earned.py)
     text = "a = 'plain'\nb = 'it\"s'\nc = \"ok\"  # 'comment'\nd = '''doc'''\n"
     facts = py_file("app/core/q.py", lines=4)
 
@@ -104,7 +104,7 @@ def _two_space_js_repo() -> list[FileFacts]:
 
 
 def test_javascript_brace_blocks_skip_expression_continuations() -> None:
-    model = learn(_two_space_js_repo())
+    model = learn(_two_space_js_repo(), thresholds=HELD_RAISED)
     text = (
         "function run(config) {\n"
         "  const c = resolve(\n"

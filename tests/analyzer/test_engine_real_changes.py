@@ -1068,3 +1068,54 @@ def test_a_package_of_its_own_is_judged_by_its_own_habits() -> None:
     # A package.json that only sets its directory's module type makes no package (yargs's helpers/).
     marker = _monorepo('{"type": "module"}', own_functions=3)
     assert _found(_review(marker, "perf-testing/profiling.mjs", script), "naming") == [("naming.case.function", 1)]
+
+
+def _renderer(i: int) -> str:
+    # mistune before it adopted a formatter: single quotes everywhere, no tool enforcing them.
+    return (
+        f"import re\n\n\nclass Plugin{i}:\n    name = 'plugin{i}'\n\n"
+        f"    def render(self, text: str) -> str:\n        return '<p>' + re.sub(r'\\s+', ' ', text) + '</p>'\n"
+    )
+
+
+def test_a_learned_quote_habit_has_not_earned_strict_where_a_declared_one_keeps_it() -> None:
+    # mistune 29d3120: a contributor's type-hint pull request requoted the lines it touched in
+    # double quotes against a 98 % single-quote habit no tool enforced (89 findings, all debatable).
+    files = {f"src/mistune/plugins/p{i}.py": _renderer(i) for i in range(40)}
+    text = 'def render_ruby(renderer: object, text: str, rt: str) -> str:\n    return "<ruby><rb>" + text\n'
+    ruff_format = "[tool.ruff.format]\nquote-style = 'single'\n"
+    declared = learn(
+        resolve_imports([extract(p, t.encode()) for p, t in files.items()]),
+        tool_configs={"pyproject.toml": ruff_format},
+    )
+
+    assert DEFAULT_THRESHOLDS.held_loose("formatting.quotes")
+    held = _learn(files, thresholds=DEFAULT_THRESHOLDS)
+    assert _found(_review(held, "src/mistune/plugins/ruby.py", text), "formatting.quotes") == []
+    loose = _review(held, "src/mistune/plugins/ruby.py", text, LOOSE_PREFS)
+    assert [(f.rule, f.start_line, f.level) for f in loose if f.rule == "formatting.quotes"] == [
+        ("formatting.quotes", 2, LOOSE)
+    ]
+    assert _found(_review(declared, "src/mistune/plugins/ruby.py", text), "formatting.quotes") == [
+        ("formatting.quotes", 2)
+    ]
+
+
+def test_the_parts_of_a_string_keep_the_quote_one_of_them_needs() -> None:
+    # Python-Markdown's smarty tests: the first part holds apostrophes, so the pair is double-quoted.
+    files = {f"tests/test_syntax/test_case{i}.py": _renderer(i) for i in range(40)}
+    model = _learn(files)
+    text = """\
+    def test_wrapping_line(self):
+        text = (
+            "A line that 'wraps' with\\n"
+            "*emphasis* at the beginning of the next line."
+        )
+        joined = "it's" + "fine"
+        alone = "plain"
+        return text, joined, alone
+    """
+
+    assert _found(_review(model, "tests/test_syntax/test_smarty.py", text), "formatting.quotes") == [
+        ("formatting.quotes", 7)
+    ]

@@ -54,7 +54,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     @private symbols are not documented API.
 # 20: a Python module binds an import under its `as` name (facts 15): a function named like what it
 #     imports under another name is the module's own API, not a fallback.
-MODEL_SCHEMA_VERSION = 20
+# 21: the learned quote habit held loose (earned.py); how the tools are run read beside their
+#     settings (darker, a linter's invoked paths, .prettierignore, a format table that only preserves).
+MODEL_SCHEMA_VERSION = 21
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -18,9 +18,12 @@ Python says nothing about a CI workflow.
 from __future__ import annotations
 
 import posixpath
+import re
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+
+import msgspec
 
 from services.analyzer.engine.config import path_glob
 from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope
@@ -49,6 +52,7 @@ class Declared:
     file: str
     setting: str
     code_only: bool = False  # a line length that string literals and comments may exceed
+    scope: tuple[str, ...] = ()  # the paths the declaring tool is run on (toolconfig.ToolSettings.scope)
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -72,10 +76,12 @@ def per_file(configs: ToolConfigs, files: Iterable[FileFacts]) -> dict[tuple[str
             ts = next((by_dir[d] for d in dirs if d in by_dir), None)
             if ts is None or f.language not in ts.languages:
                 continue
+            if ts.scope and not any(re.match(r, f.path) for r in ts.scope):
+                continue  # a linter run on named paths only (tox's `flake8 markdown tests`)
             exempt = {r for glob, rules in ts.exempt if _matches(glob, f.path, ts.directory) for r in rules}
             for s in ts.settings:
                 if s.rule not in exempt:
-                    found.setdefault(s.rule, []).append((ts.rank, _number(s), tool, _declared(s, ts.path)))
+                    found.setdefault(s.rule, []).append((ts.rank, _number(s), tool, _declared(s, ts.path, ts.scope)))
         if configs.editorconfigs:
             for s, path in _editorconfig(configs, f.path, dirs):
                 found.setdefault(s.rule, []).append((EDITOR, _number(s), "editorconfig", _declared(s, path)))
@@ -101,8 +107,8 @@ _EDITOR_RULES = frozenset(
 )
 
 
-def _declared(s: Setting, path: str) -> Declared:
-    return Declared(s.rule, s.choice, path, s.evidence, s.code_only)
+def _declared(s: Setting, path: str, scope: tuple[str, ...] = ()) -> Declared:
+    return Declared(s.rule, s.choice, path, s.evidence, s.code_only, scope)
 
 
 def _number(s: Setting) -> int:
@@ -219,8 +225,11 @@ def exemptions(configs: ToolConfigs) -> dict[tuple[str, str], str]:
     ignores): a file one tool skips is still held to another's setting."""
     globs: dict[tuple[str, str], list[set[str]]] = {}
     for t in configs.tools:
-        for rule in sorted({s.rule for s in t.settings}):
-            mine = {posixpath.join(t.directory, g) for g, rules in t.exempt if rule in rules}
+        # A tool run at its defaults declares no setting, yet the files it is told to ignore are
+        # known (a .prettierignore without a Prettier configuration).
+        declares = {s.rule for s in t.settings} or {r for _, rules in t.exempt for r in rules}
+        for rule in sorted(declares):
+            mine = {_rooted(t.directory, g) for g, rules in t.exempt if rule in rules}
             for language in t.languages:
                 globs.setdefault((rule, language), []).append(mine)
     out: dict[tuple[str, str], str] = {}
@@ -229,6 +238,11 @@ def exemptions(configs: ToolConfigs) -> dict[tuple[str, str], str]:
         if common:
             out[key] = "\n".join(sorted(common))
     return out
+
+
+def _rooted(directory: str, glob: str) -> str:
+    # An ignore file's `/test/*/fixtures/**` is anchored at its own directory.
+    return posixpath.join(directory, glob.lstrip("/")) if directory else glob
 
 
 def apply(
@@ -243,6 +257,15 @@ def apply(
     ``kept_share``: the share of files whose longest line must stay within a limit for it to be
     the one the repository keeps (the strict bar of the learned line length).
     """
+    if exempt:
+        # The learned habit of a rule does not reach the files every tool declaring it leaves
+        # alone: they keep an older style on purpose (mocha's fixtures Prettier ignores).
+        convs = [
+            msgspec.structs.replace(c, params={**c.params, "exempt": globs})
+            if c.source == "learned" and (globs := exempt.get((c.rule, c.language)))
+            else c
+            for c in convs
+        ]
     if not declared:
         return convs
     placed: dict[tuple[str, str], list[tuple[str, Declared]]] = {k: scoped(v) for k, v in declared.items()}
@@ -294,6 +317,8 @@ def _convention(
     kept_share: float,
 ) -> Convention:
     params: dict[str, str | int | float | bool] = {"declared_in": value.file, "setting": value.setting}
+    if value.scope:
+        params["scope"] = "\n".join(value.scope)
     count = support = 0
     if rule == LENGTH:
         limit = int(value.choice)

@@ -44,6 +44,19 @@ HELD_LOOSE: dict[str, Held] = {
         " declares for every line (flake8, pycodestyle, pylint, ruff with E501) stays strict; the lines a"
         " formatter cannot shorten (declared.py's content limit) are held with the learned rule.",
     ),
+    "formatting.quotes": Held(
+        16,
+        133,
+        "the learned quote habit, split from the judged quotes of bench/replay/verdicts.tsv (all 147 at"
+        " 2026-11-26: 33 in-sample repositories x 200 commits and the 12 fresh ones) by whether"
+        " declared.py (engine of d07f900) reads a quote-enforcing tool for the file at the change's"
+        " parent: where none is declared, 16 fair / 104 debatable / 13 unfair of 133 (0.12; without"
+        " mistune's one type-hint pull request 14 / 15 / 13 of 42, 0.33): maintainers who run no"
+        " formatter mix quotes in their own commits (mistune, Python-Markdown's tests), a string pair"
+        " needs the other quote, moved code, fixtures a formatter's ignore file keeps in an old style"
+        " (mocha). Where a tool declares the style (black, ruff format, Prettier, Biome, ESLint quotes)"
+        " 10 fair / 1 debatable / 3 unfair of 14 (0.71): a declared quote style stays strict.",
+    ),
     "vocabulary.term": Held(
         0,
         45,

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import posixpath
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -62,7 +63,7 @@ class ModelIndex:
         # ruff excludes the exception-rendering fixtures whose import order is the expected output.
         self.declared_exempt: dict[tuple[str, str], str] = {}
         for conv in model.conventions:
-            exempt = conv.params.get("exempt") if conv.source == "declared" else None
+            exempt = conv.params.get("exempt") if conv.source in ("declared", "learned") else None
             if isinstance(exempt, str) and exempt:
                 self.declared_exempt.setdefault((conv.rule, conv.language), exempt)
         self.extra: dict[str, Any] = {}  # family-specific lookup tables, built lazily by families
@@ -179,6 +180,9 @@ class FileCheck:
         if conv.source == "learned":
             exempt = self.index.declared_exempt.get((conv.rule, conv.language))
         if isinstance(exempt, str) and exempt and any(path_glob(g).match(self.path) for g in exempt.split("\n")):
+            return False
+        scope = conv.params.get("scope")  # the paths the declaring linter is run on (declared.py)
+        if isinstance(scope, str) and scope and not any(re.match(r, self.path) for r in scope.split("\n")):
             return False
         return not self.index.config.is_disabled(conv.rule, conv.family)
 

@@ -17,6 +17,7 @@ import io
 import json
 import posixpath
 import re
+import shlex
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -59,6 +60,10 @@ RUSTFMT_FILES = ("rustfmt.toml", ".rustfmt.toml")
 CLANG_FORMAT_FILES = (".clang-format", "_clang-format")
 EDITORCONFIG = ".editorconfig"
 BIOME_FILES = ("biome.json", "biome.jsonc")
+# Not settings but how the tools are run: which hooks run on which files (black straight or through
+# darker, flake8 on named paths) and which files Prettier is told to leave alone.
+PRE_COMMIT = ".pre-commit-config.yaml"
+PRETTIER_IGNORE = ".prettierignore"
 PACKAGE_JSON = "package.json"
 JS_MODULE_CONFIGS = (
     ".prettierrc.js",
@@ -101,6 +106,10 @@ class ToolSettings:
     settings: list[Setting] = field(default_factory=list)
     # (glob, rules) the tool does not apply to matching files (ruff/flake8 per-file-ignores).
     exempt: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
+    # Regular expressions (matched from the repository root) of the paths the tool is run on,
+    # where every invocation found names its paths (tox's ``flake8 markdown tests``, a pre-commit
+    # hook's ``files:``); empty: the whole directory.
+    scope: tuple[str, ...] = ()
 
     @property
     def directory(self) -> str:
@@ -167,6 +176,7 @@ def package_root(path: str, doc: Any) -> bool:
 def read(texts: Mapping[str, str]) -> ToolConfigs:
     """Every tool setting found in ``texts`` (path -> file content), with notes on what was not read."""
     out = ToolConfigs()
+    runs = _Runs()
     for path in sorted(texts):
         name = posixpath.basename(path)
         text = texts[path]
@@ -174,12 +184,20 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
             if name == PYPROJECT:
                 doc = tomllib.loads(text)
                 out.tools += _pyproject(path, doc)
+                if isinstance(doc.get("tool"), dict) and "darker" in doc["tool"]:
+                    runs.darker.add(posixpath.dirname(path))
                 if not fixture(path):
                     out.libraries.update(_python_requirements(doc))
                     if package_root(path, doc):
                         out.packages.add(posixpath.dirname(path))
             elif name in INI_FILES:
                 out.tools += _ini(path, text)
+                if name == "tox.ini":
+                    _tox_runs(runs, path, text)
+            elif name == PRE_COMMIT:
+                _pre_commit_runs(runs, path, yaml.safe_load(text))
+            elif name == PRETTIER_IGNORE:
+                runs.prettier_ignored.append((path, _ignore_globs(text)))
             elif name in PRETTIER_FILES:
                 _prettier(out, path, _json_or_yaml(text), f"{name}: ")
             elif name == PACKAGE_JSON:
@@ -206,6 +224,109 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 out.editorconfigs[posixpath.dirname(path)] = _editorconfig(path, text)
         except (ValueError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
             out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
+    runs.apply(out)
+    return out
+
+
+# --- how the tools are run: pre-commit hooks, tox commands, Prettier's ignore file ------------------
+
+# Linters whose scope an invocation naming paths narrows (a formatter's scope is its own config's).
+_SCOPED_LINTERS = ("flake8", "pycodestyle")
+# Prettier's rules: what a file it ignores keeps from before, and is not held to.
+_PRETTIER_RULES: tuple[str, ...] = (LENGTH, UNIT, WIDTH, QUOTES, TRAILING, LINE_ENDINGS)
+
+
+@dataclass(slots=True)
+class _Runs:
+    # directory -> pre-commit hook ids run from there
+    hooks: dict[str, set[str]] = field(default_factory=dict)
+    darker: set[str] = field(default_factory=set)  # directories whose black runs through darker
+    # (directory, tool) -> each invocation's path regexes (empty: the whole directory)
+    invocations: dict[tuple[str, str], list[tuple[str, ...]]] = field(default_factory=dict)
+    prettier_ignored: list[tuple[str, list[str]]] = field(default_factory=list)  # (.prettierignore, globs)
+
+    def apply(self, out: ToolConfigs) -> None:
+        # darker reformats only the lines a change touches: black's settings are the style of new
+        # lines, not of the code, which keeps whatever it had (dateutil). Black run as a hook of
+        # its own formats every file again.
+        darker = self.darker | {d for d, ids in self.hooks.items() if "darker" in ids}
+        if darker:
+            kept = []
+            for t in out.tools:
+                under = [d for d in darker if not d or t.directory == d or t.directory.startswith(d + "/")]
+                if t.tool == "black" and under and not any("black" in self.hooks.get(d, ()) for d in under):
+                    out.notes.append(f"{t.path}: black runs through darker (changed lines only); not declared")
+                    continue
+                kept.append(t)
+            out.tools = kept
+        for t in out.tools:
+            if t.tool in _SCOPED_LINTERS:
+                runs = self.invocations.get((t.directory, t.tool), [])
+                if t.directory:
+                    runs = runs + self.invocations.get(("", t.tool), [])
+                if runs and all(runs):
+                    t.scope = tuple(sorted({r for run in runs for r in run}))
+        for path, globs in self.prettier_ignored:
+            base = posixpath.dirname(path)
+            exempt: list[tuple[str, tuple[str, ...]]] = [(g, _PRETTIER_RULES) for g in globs]
+            mine = [t for t in out.tools if t.tool == "prettier" and t.directory == base]
+            if mine:
+                for t in mine:
+                    t.exempt += exempt
+            elif exempt:  # Prettier at its defaults: no setting declared, but what it ignores is known
+                out.tools.append(ToolSettings("prettier", path, FORMATTER, PRETTIER_LANGUAGES, exempt=exempt))
+
+
+def _path_regex(directory: str, path: str) -> str:
+    path = path.strip().removeprefix("./").rstrip("/")
+    full = posixpath.normpath(posixpath.join(directory, path)) if path not in ("", ".") else directory
+    return "^" + (re.escape(full) + "(?:/|$)" if full and full != "." else "")
+
+
+def _tox_runs(runs: _Runs, path: str, text: str) -> None:
+    """Each ``[testenv*]`` command running a scoped linter, with the paths it names."""
+    parser = configparser.RawConfigParser(strict=False)
+    parser.read_string(text, source=path)
+    directory = posixpath.dirname(path)
+    for section in parser.sections():
+        if not section.startswith("testenv") or not parser.has_option(section, "commands"):
+            continue
+        for line in parser.get(section, "commands").splitlines():
+            try:
+                words = shlex.split(line.replace("{toxinidir}/", "").replace("{toxinidir}", "."))
+            except ValueError:
+                continue
+            if len(words) > 2 and words[1] == "-m":  # python -m flake8, {envpython} -m flake8
+                words = words[2:]
+            if words and words[0] in _SCOPED_LINTERS:
+                paths = [w for w in words[1:] if not w.startswith("-") and "{" not in w]
+                regexes = tuple(_path_regex(directory, p) for p in paths)
+                runs.invocations.setdefault((directory, words[0]), []).append(regexes)
+
+
+def _pre_commit_runs(runs: _Runs, path: str, doc: Any) -> None:
+    """The hooks of ``.pre-commit-config.yaml`` (its ``files:`` are regexes from the repository root)."""
+    directory = posixpath.dirname(path)
+    repos = doc.get("repos") if isinstance(doc, dict) else None
+    for repo in repos if isinstance(repos, list) else []:
+        hooks = repo.get("hooks") if isinstance(repo, dict) else None
+        for hook in hooks if isinstance(hooks, list) else []:
+            if not isinstance(hook, dict) or not isinstance(hook.get("id"), str):
+                continue
+            runs.hooks.setdefault(directory, set()).add(hook["id"])
+            if hook["id"] in _SCOPED_LINTERS:
+                files = hook.get("files")
+                regexes = (str(files),) if isinstance(files, str) and files.strip() else ()
+                runs.invocations.setdefault((directory, hook["id"]), []).append(regexes)
+
+
+def _ignore_globs(text: str) -> list[str]:
+    """An ignore file's patterns (gitignore syntax); negations are left out (they re-include)."""
+    out = []
+    for line in text.splitlines():
+        line = line.strip()
+        if line and not line.startswith(("#", "!")):
+            out.append(line)
     return out
 
 
@@ -360,10 +481,19 @@ def _covers(codes: list[str], code: str) -> bool:
     return any(code.startswith(c) for c in codes) or "ALL" in codes
 
 
+# [tool.ruff.format] settings that keep the code as written.
+_PRESERVING: dict[str, Any] = {"quote-style": "preserve"}
+
+
 def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
     raw_lint, raw_fmt = ruff.get("lint"), ruff.get("format")
     lint: dict[str, Any] = raw_lint if isinstance(raw_lint, dict) else {}
     fmt: dict[str, Any] | None = raw_fmt if isinstance(raw_fmt, dict) else None
+    if fmt and all(_PRESERVING.get(k) == v for k, v in fmt.items()):
+        # A format table that only tells ruff format to keep what it finds (babel's
+        # quote-style = "preserve") says nothing of a formatter being run: hundreds of babel's
+        # lines exceed the width ruff format would keep.
+        fmt = None
 
     def option(key: str) -> Any:
         return lint.get(key, ruff.get(key))
@@ -375,8 +505,10 @@ def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
     s = ToolSettings("ruff", path, FORMATTER if fmt is not None else LINTER, PYTHON)
     # Without E501, only ruff format keeps the length, and it leaves long strings and comments.
     code_only = not e501
-    # An explicit line length is a statement; the default 88 is one only where ruff enforces it.
-    if got and _int(got[1]):
+    # An explicit line length is a statement, unless E501 is ignored and no formatter keeps it
+    # (babel's line-length = 95: hundreds of lines past it); the default 88 is one only where
+    # ruff enforces it.
+    if got and _int(got[1]) and (fmt is not None or not _covers(ignored, "E501")):
         s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.ruff] {got[0]} = {got[1]}", code_only))
     elif fmt is not None or e501:
         why = "ruff format" if fmt is not None else "E501 selected"

@@ -199,8 +199,10 @@ def quotes(fc: FileCheck, conv: Convention) -> None:
     lines = fc.lines
     jsx = fc.language in _JSX_LANGUAGES
     by_line: dict[int, list[Literal]] = {}
-    for lit in lexed(fc).literals:
-        if lit.quote == want or want in lit.body or not fc.touches(lit.line, lit.line):
+    literals = lexed(fc).literals
+    bound = _bound_to_the_other_quote(literals, lines, want)
+    for i, lit in enumerate(literals):
+        if lit.quote == want or i in bound or not fc.touches(lit.line, lit.line):
             continue
         if jsx and _JSX_ATTRIBUTE.search(lines[lit.line - 1], 0, lit.start):
             continue
@@ -223,6 +225,38 @@ def quotes(fc: FileCheck, conv: Convention) -> None:
             suggestion=suggestion,
             key=found[0].body,
         )
+
+
+# What may stand between the parts of one concatenated string: spaces, `+`, line continuations.
+_JOINED = re.compile(r"[\s+\\]*")
+
+
+def _bound_to_the_other_quote(literals: list[Literal], lines: list[str], want: str) -> set[int]:
+    """Indexes of the literals that keep the other quote: those holding ``want`` in their text,
+    and every part of a concatenation one of whose parts does (Python-Markdown's smarty tests,
+    `"A line that 'wraps' with\\n"` then `"*emphasis* at ..."`: one quote style per string)."""
+    bound: set[int] = set()
+    group: list[int] = []
+    for i, lit in enumerate(literals):
+        if group and not _joined(literals[group[-1]], lit, lines):
+            if any(want in literals[j].body for j in group):
+                bound.update(group)
+            group = []
+        group.append(i)
+    if any(want in literals[j].body for j in group):
+        bound.update(group)
+    return bound
+
+
+def _joined(a: Literal, b: Literal, lines: list[str]) -> bool:
+    if b.line == a.line:
+        between = lines[a.line - 1][a.end : b.start]
+    elif b.line - a.line > 3:
+        return False
+    else:
+        middle = lines[a.line : b.line - 1]
+        between = "\n".join([lines[a.line - 1][a.end :], *middle, lines[b.line - 1][: b.start]])
+    return _JOINED.fullmatch(between) is not None
 
 
 def long_lines(fc: FileCheck, conv: Convention) -> None:
