@@ -494,9 +494,16 @@ def test_files_prettier_ignores_are_not_judged_by_its_rules() -> None:
     def quotes(model: ConventionModel, where: str, text: str) -> list[int]:
         return [f.start_line for f in check(facts_of(where, text), text, model) if f.rule == "formatting.quotes"]
 
-    without = learn(files, thresholds=HELD_RAISED)
-    ignored = learn(files, tool_configs={".prettierignore": ignore}, thresholds=HELD_RAISED)
+    without = learn(files, tool_configs={".prettierrc": "{}"}, thresholds=HELD_RAISED)
+    ignored = learn(files, tool_configs={".prettierrc": "{}", ".prettierignore": ignore}, thresholds=HELD_RAISED)
+    old_style = js_module(98, "'")
 
-    assert quotes(without, path, new_fixture) == [1, 3, 6]
-    assert quotes(ignored, path, new_fixture) == []
-    assert quotes(ignored, "lib/cli/lookup.js", js_module(7, "'")) == [1, 3, 6]
+    assert quotes(without, path, new_fixture) == []
+    assert quotes(without, path, old_style) == [1, 3, 6]
+    assert quotes(ignored, path, old_style) == []
+    assert quotes(ignored, "lib/cli/lookup.js", old_style) == [1, 3, 6]
+    # commander.js ignores everything, then re-includes its sources: nothing read as exempt.
+    opt_in = learn(
+        files, tool_configs={".prettierrc": "{}", ".prettierignore": "**.*\n!**.js\n!**.ts\n"}, thresholds=HELD_RAISED
+    )
+    assert quotes(opt_in, path, old_style) == [1, 3, 6]

@@ -23,8 +23,6 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-import msgspec
-
 from services.analyzer.engine.config import path_glob
 from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope
 from services.analyzer.engine.thresholds import STRICT
@@ -225,10 +223,7 @@ def exemptions(configs: ToolConfigs) -> dict[tuple[str, str], str]:
     ignores): a file one tool skips is still held to another's setting."""
     globs: dict[tuple[str, str], list[set[str]]] = {}
     for t in configs.tools:
-        # A tool run at its defaults declares no setting, yet the files it is told to ignore are
-        # known (a .prettierignore without a Prettier configuration).
-        declares = {s.rule for s in t.settings} or {r for _, rules in t.exempt for r in rules}
-        for rule in sorted(declares):
+        for rule in sorted({s.rule for s in t.settings}):
             mine = {_rooted(t.directory, g) for g, rules in t.exempt if rule in rules}
             for language in t.languages:
                 globs.setdefault((rule, language), []).append(mine)
@@ -257,15 +252,6 @@ def apply(
     ``kept_share``: the share of files whose longest line must stay within a limit for it to be
     the one the repository keeps (the strict bar of the learned line length).
     """
-    if exempt:
-        # The learned habit of a rule does not reach the files every tool declaring it leaves
-        # alone: they keep an older style on purpose (mocha's fixtures Prettier ignores).
-        convs = [
-            msgspec.structs.replace(c, params={**c.params, "exempt": globs})
-            if c.source == "learned" and (globs := exempt.get((c.rule, c.language)))
-            else c
-            for c in convs
-        ]
     if not declared:
         return convs
     placed: dict[tuple[str, str], list[tuple[str, Declared]]] = {k: scoped(v) for k, v in declared.items()}

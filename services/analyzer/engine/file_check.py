@@ -63,7 +63,7 @@ class ModelIndex:
         # ruff excludes the exception-rendering fixtures whose import order is the expected output.
         self.declared_exempt: dict[tuple[str, str], str] = {}
         for conv in model.conventions:
-            exempt = conv.params.get("exempt") if conv.source in ("declared", "learned") else None
+            exempt = conv.params.get("exempt") if conv.source == "declared" else None
             if isinstance(exempt, str) and exempt:
                 self.declared_exempt.setdefault((conv.rule, conv.language), exempt)
         self.extra: dict[str, Any] = {}  # family-specific lookup tables, built lazily by families

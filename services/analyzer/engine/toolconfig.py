@@ -269,12 +269,9 @@ class _Runs:
         for path, globs in self.prettier_ignored:
             base = posixpath.dirname(path)
             exempt: list[tuple[str, tuple[str, ...]]] = [(g, _PRETTIER_RULES) for g in globs]
-            mine = [t for t in out.tools if t.tool == "prettier" and t.directory == base]
-            if mine:
-                for t in mine:
+            for t in out.tools:
+                if t.tool == "prettier" and t.directory == base:
                     t.exempt += exempt
-            elif exempt:  # Prettier at its defaults: no setting declared, but what it ignores is known
-                out.tools.append(ToolSettings("prettier", path, FORMATTER, PRETTIER_LANGUAGES, exempt=exempt))
 
 
 def _path_regex(directory: str, path: str) -> str:
@@ -321,13 +318,10 @@ def _pre_commit_runs(runs: _Runs, path: str, doc: Any) -> None:
 
 
 def _ignore_globs(text: str) -> list[str]:
-    """An ignore file's patterns (gitignore syntax); negations are left out (they re-include)."""
-    out = []
-    for line in text.splitlines():
-        line = line.strip()
-        if line and not line.startswith(("#", "!")):
-            out.append(line)
-    return out
+    """An ignore file's patterns (gitignore syntax). A file that re-includes with `!` (commander's
+    `**.*` then `!**.js`) cannot be read as a list of exemptions: it exempts nothing."""
+    lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
+    return [] if any(x.startswith("!") for x in lines) else lines
 
 
 def library_key(name: str) -> str:
