@@ -262,7 +262,9 @@ def test_a_library_the_change_declares_in_the_manifest_it_edits_is_not_an_undecl
     after = before.replace('  "colorlog>=2.6.1",\n', '  "colorlog>=2.6.1",\n  "humanize>=4",\n')
     files = {f"nox/kind{i}.py": _module(i) for i in range(40)}
     model = learn(
-        resolve_imports([extract(p, t.encode()) for p, t in files.items()]), tool_configs={"pyproject.toml": before}
+        resolve_imports([extract(p, t.encode()) for p, t in files.items()]),
+        tool_configs={"pyproject.toml": before},
+        thresholds=HELD_RAISED,
     )
     base = _module(3)
     head = base.replace("import logging\n", "import logging\n\nimport humanize\nimport plumbum\n")
@@ -280,7 +282,7 @@ def test_a_library_the_change_declares_in_the_manifest_it_edits_is_not_an_undecl
 def test_a_module_the_change_adds_is_the_repositorys_not_a_new_library() -> None:
     # filelock's fork tests import tests/fork_helpers.py, which the same change adds beside them.
     files = {f"nox/kind{i}.py": _module(i) for i in range(40)}
-    model = learn(resolve_imports([extract(p, t.encode()) for p, t in files.items()]))
+    model = learn(resolve_imports([extract(p, t.encode()) for p, t in files.items()]), thresholds=HELD_RAISED)
     test = "from fork_helpers import fork_process\nimport plumbum\n\n\ndef test_fork():\n    fork_process()\n"
     helper = '"""Fork helpers."""\n\n\ndef fork_process() -> int:\n    """Fork."""\n    return 0\n'
     new_test = Target("tests/test_fork.py", "added", test.encode(), set(range(1, 7)))

@@ -238,7 +238,7 @@ def test_a_standard_library_framework_still_competes_with_the_settled_one() -> N
     files = {f"acme/cli/cmd{i}.py": _module(i, "import click\nimport logging\n") for i in range(12)}
     test = "import pytest\nfrom acme.cli import cmd{i}\n\n\ndef test_cmd_{i}() -> None:\n    assert cmd{i}\n"
     files |= {f"tests/test_cmd{i}.py": test.format(i=i) for i in range(12)}
-    model = _learn(files)
+    model = _learn(files, HELD_RAISED)
     test_file = """
         import unittest
         from unittest import mock
@@ -271,7 +271,7 @@ def test_a_standard_library_framework_still_competes_with_the_settled_one() -> N
 
 
 def test_methods_named_by_a_foreign_base_class_keep_their_names() -> None:
-    model = _learn(_repository())
+    model = _learn(_repository(), HELD_RAISED)
     findings = _review(
         model,
         "acme/records/feeds.py",
@@ -320,7 +320,7 @@ def test_a_weak_directory_does_not_demote_the_repository_convention_it_agrees_wi
     files.append(py_file("app/odd.py", classes=[("legacy_item", 1)]))
     files += [py_file(f"app/widgets/w{i}.py", classes=[(f"Widget{i}", 1)]) for i in range(16)]
     files.append(py_file("app/widgets/old.py", classes=[("old_widget", 1)]))
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
 
     new = check(py_file("app/widgets/new.py", classes=[("new_widget", 1)]), "x = 1\n", model)
 
@@ -364,7 +364,7 @@ def test_support_files_in_a_test_directory_are_not_misnamed_tests() -> None:
             f"from acme.records.kind{i} import parse_record_{i}\n\n\n"
             f"def test_parse_record_{i}() -> None:\n    assert parse_record_{i}(' a ').name == 'a'\n"
         )
-    model = _learn(files)
+    model = _learn(files, HELD_RAISED)
     helpers = """\
         from acme.records.kind1 import Record1
 

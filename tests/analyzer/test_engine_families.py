@@ -125,7 +125,7 @@ def test_javascript_brace_blocks_skip_expression_continuations() -> None:
 
 
 def test_pascal_case_values_and_dispatch_names_are_not_style_choices() -> None:
-    model = learn(synthetic_repo())
+    model = learn(synthetic_repo(), thresholds=HELD_RAISED)
     facts = py_file(
         "app/core/types.py",
         variables=[("UserMap", 1), ("_T_co", 2), ("MAX_ITEMS", 3)],
@@ -143,7 +143,7 @@ def test_a_mixed_directory_silences_the_repository_convention_there() -> None:
     files += [
         py_file(f"app/legacy/mod{i}.py", functions=[(f"oldName{i}", 1), (f"new_name_{i}", 10)]) for i in range(12)
     ]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     legacy = py_file("app/legacy/extra.py", functions=[("fooBar", 1)])
     elsewhere = py_file("app/core/extra.py", functions=[("fooBar", 1)])
 
@@ -189,7 +189,7 @@ def test_import_groups_out_of_order_are_flagged() -> None:
 
 
 def test_test_files_named_and_placed_against_the_repository() -> None:
-    model = learn(synthetic_repo())
+    model = learn(synthetic_repo(), thresholds=HELD_RAISED)
     misnamed = py_file("tests/handler_tests.py", functions=[("test_it", 1)], is_test=True, documented=False)
     misplaced = py_file("app/api/test_inline.py", functions=[("test_it", 1)], is_test=True, documented=False)
 
@@ -257,7 +257,9 @@ def test_a_decorated_definition_is_reported_on_the_line_that_names_it() -> None:
 
     source = 'class A:\n    """A."""\n\n    @property\n    def size(self) -> int:\n        return 1\n'
     documented = 'class B:\n    """B."""\n\n    def one(self) -> int:\n        """One."""\n        return 1\n'
-    model = learn([extract(f"app/m{i}.py", documented.replace("B", f"B{i}").encode()) for i in range(25)])
+    model = learn(
+        [extract(f"app/m{i}.py", documented.replace("B", f"B{i}").encode()) for i in range(25)], thresholds=HELD_RAISED
+    )
     facts = extract("app/new.py", source.encode())
 
     found = [f for f in check(facts, source, model, changed_lines={5}) if f.rule.startswith("documentation")]
@@ -290,7 +292,7 @@ def test_console_log_in_javascript_library_code_is_the_print_idiom() -> None:
 
     library = "export function f{i}(x) {{\n  if (!x) {{\n    console.error('bad');\n  }}\n  return x;\n}}\n"
     files = [extract(f"lib/m{i}.js", library.format(i=i).encode()) for i in range(30)]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     source = "export function g(x) {\n  console.log('here');\n  return x;\n}\n"
 
     found = [f for f in check(extract("lib/new.js", source.encode()), source, model) if f.rule.startswith("idioms")]

@@ -7,7 +7,7 @@ from tests.analyzer.engine_factories import HELD_RAISED, PLANTED_TEXT, planted_f
 
 
 def test_fingerprint_survives_an_unrelated_edit_above() -> None:
-    model = learn(synthetic_repo())
+    model = learn(synthetic_repo(), thresholds=HELD_RAISED)
     before = check(planted_facts(), PLANTED_TEXT, model)
     edited = '"""A new module docstring."""\n# comment\n\n' + PLANTED_TEXT
     after = check(planted_facts(shift=3), edited, model)

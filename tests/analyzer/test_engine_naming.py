@@ -98,11 +98,11 @@ def test_render_spells_a_repositorys_acronyms_in_capitals() -> None:
 
 def test_suggestions_follow_the_acronyms_the_repository_writes() -> None:
     from services.analyzer.engine import check, learn
-    from tests.analyzer.engine_factories import py_file
+    from tests.analyzer.engine_factories import HELD_RAISED, py_file
 
     classes = ["HTTPClient", "HTTPError", "URLParser", "BaseURL", "Url"]  # URL twice in capitals, once not
     files = [py_file(f"app/m{i}.py", classes=[(f"{name}{i}", 1) for name in classes]) for i in range(8)]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     assert set(model.acronyms) >= {"http", "url"}
 
     found = check(py_file("app/new.py", classes=[("http_url_reader", 1)]), "x = 1\n", model)
@@ -112,10 +112,10 @@ def test_suggestions_follow_the_acronyms_the_repository_writes() -> None:
 
 def test_a_file_with_a_naming_habit_of_its_own_gets_one_finding_for_it() -> None:
     from services.analyzer.engine import check, learn
-    from tests.analyzer.engine_factories import py_file
+    from tests.analyzer.engine_factories import HELD_RAISED, py_file
 
     files = [py_file(f"app/m{i}.py", functions=[(f"load_item_{i}", 1), (f"save_item_{i}", 10)]) for i in range(15)]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     legacy = py_file("app/legacy.py", functions=[("GetOption", 1), ("SetOption", 10), ("Load", 20), ("save", 30)])
     one_off = py_file("app/new.py", functions=[("getOption", 1), ("set_option", 10), ("load", 20), ("save", 30)])
 
@@ -131,7 +131,7 @@ def test_a_file_with_a_naming_habit_of_its_own_gets_one_finding_for_it() -> None
 
 def test_only_a_directory_really_less_consistent_silences_the_repository() -> None:
     from services.analyzer.engine import check, learn
-    from tests.analyzer.engine_factories import py_file
+    from tests.analyzer.engine_factories import HELD_RAISED, py_file
 
     files = [py_file(f"app/m{i}.py", functions=[(f"load_item_{i}", 1), (f"save_item_{i}", 10)]) for i in range(100)]
     # One exception among 12 names: within chance of the repository's 99.5%.
@@ -141,7 +141,7 @@ def test_only_a_directory_really_less_consistent_silences_the_repository() -> No
     files += [
         py_file(f"app/mixed/x{i}.py", functions=[(f"mixedStep{i}" if i % 2 else f"mixed_{i}", 1)]) for i in range(12)
     ]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     scopes = {c.scope.value for c in model.conventions if c.rule == "naming.case.function"}
 
     assert "app/mixed" in scopes

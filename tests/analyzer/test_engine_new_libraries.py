@@ -6,7 +6,7 @@ from services.analyzer.engine import CheckPrefs, check, learn
 from services.analyzer.engine.dependencies.new_libraries import RULE, library_of, local_tops
 from services.source.extract import extract
 from services.source.facts import FileFacts, Import
-from tests.analyzer.engine_factories import imp, py_file
+from tests.analyzer.engine_factories import HELD_RAISED, imp, py_file
 
 LOOSE = CheckPrefs(level="loose")
 
@@ -30,7 +30,7 @@ def _found(model: object, imports: list[Import], prefs: CheckPrefs | None = None
 
 
 def test_a_library_no_other_file_uses_is_a_new_dependency() -> None:
-    model = learn(_repo())
+    model = learn(_repo(), thresholds=HELD_RAISED)
 
     found = _found(model, [imp("httpx", 1, group="third_party"), imp("dill", 2, group="third_party")])
 
@@ -45,21 +45,21 @@ def test_a_library_no_other_file_uses_is_a_new_dependency() -> None:
 def test_a_stdlib_only_repository_says_so() -> None:
     files = [py_file(f"lib/m{i}.py", imports=[imp("os", 1)]) for i in range(35)]
 
-    found = _found(learn(files), [imp("plumbum", 1, group="third_party")])
+    found = _found(learn(files, thresholds=HELD_RAISED), [imp("plumbum", 1, group="third_party")])
 
     assert len(found) == 1
     assert "the repository imports no third-party library" in found[0][1]
 
 
 def test_where_files_often_bring_their_own_library_the_rule_is_quiet() -> None:
-    model = learn(_repo(40, singletons=6))  # 34 of 40: 85%
+    model = learn(_repo(40, singletons=6), thresholds=HELD_RAISED)  # 34 of 40: 85%
 
     assert _found(model, [imp("dill", 2, group="third_party")], LOOSE) == []
 
 
 def test_known_libraries_local_packages_and_the_stdlib_are_not_new() -> None:
     files = [*_repo(), py_file("tools/helper.py")]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
 
     found = _found(
         model,
@@ -76,7 +76,7 @@ def test_known_libraries_local_packages_and_the_stdlib_are_not_new() -> None:
 
 
 def test_a_library_the_job_table_places_gets_the_job_rule_finding_only() -> None:
-    model = learn(_repo())
+    model = learn(_repo(), thresholds=HELD_RAISED)
     facts = py_file("pkg/new.py", imports=[imp("requests", 2, group="third_party")])
 
     rules = [f.rule for f in check(facts, "import x\n" * 5, model)]
@@ -110,7 +110,7 @@ def test_a_script_importing_its_neighbour_module_imports_no_library() -> None:
     files = _repo()
     files.append(py_file("tests/source/ownership/_init.py", imports=[imp("sys", 1)]))
     files.append(py_file("tests/source/ownership/helpers.py", imports=[imp("sys", 1)]))
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     imports = [
         imp("sys", 1),
         imp("_init", 2, group="third_party"),
@@ -143,7 +143,7 @@ def test_private_modules_and_newer_stdlib_modules_bring_in_no_library() -> None:
         py_file("tests/conftest.py", imports=[imp("_pytest.fixtures", 1, group="third_party")]),
         py_file("tests/test_sub.py", imports=[imp("_interpreters", 1, group="third_party")]),
     ]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     conv = next(c for c in model.conventions if c.rule == RULE)
 
     assert (conv.count, conv.support, conv.level) == (33, 33, "strict")
@@ -162,11 +162,11 @@ def test_a_library_the_project_declares_as_a_dependency_is_neither_new_nor_a_com
     )
     files = _repo() + [py_file(f"pkg/loop{i}.py", imports=[imp("asyncio", 1)]) for i in range(12)]
     new = [imp("pytest_mypy_plugins", 1, group="third_party"), imp("trio", 2, group="third_party")]
-    undeclared = learn(files)
+    undeclared = learn(files, thresholds=HELD_RAISED)
     found = check(py_file("pkg/new.py", imports=new), "import x\n" * 5, undeclared)
     assert [(f.rule, f.start_line) for f in found] == [(RULE, 1), ("dependencies.library.async", 2)]
 
-    declared = learn(files, tool_configs={"pyproject.toml": pyproject})
+    declared = learn(files, tool_configs={"pyproject.toml": pyproject}, thresholds=HELD_RAISED)
     assert declared.declared_libraries == ("httpx", "pytest_mypy_plugins", "trio")
     assert check(py_file("pkg/new.py", imports=new), "import x\n" * 5, declared) == []
 
@@ -184,8 +184,8 @@ def test_a_test_file_importing_a_declared_test_dependency_brings_in_nothing_new(
     files = [py_file(f"tests/test_m{i}.py", imports=[imp("pytest", 1, group="third_party")]) for i in range(30)]
     for i, lib in enumerate(("virtualenv", "coverage", "docutils")):
         files.append(py_file(f"tests/test_x{i}.py", imports=[imp(lib, 1, group="third_party")]))
-    undeclared = learn(files)
-    model = learn(files, tool_configs={"pyproject.toml": pyproject})
+    undeclared = learn(files, thresholds=HELD_RAISED)
+    model = learn(files, tool_configs={"pyproject.toml": pyproject}, thresholds=HELD_RAISED)
 
     assert next(c for c in undeclared.conventions if c.rule == RULE).level != "strict"
     conv = next(c for c in model.conventions if c.rule == RULE)
@@ -199,7 +199,7 @@ def test_a_module_of_the_repository_reached_through_sys_path_is_no_library() -> 
     ``.github/action_helper.py`` imports ``action_helper``: the repository's own code."""
     files = [*_repo(), py_file("tasks/capabilities.py", imports=[imp("os", 1)])]
     files.append(py_file(".github/action_helper.py", imports=[imp("os", 1)]))
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     imports = [
         imp("capabilities", 1, group="third_party"),
         imp("action_helper", 2, group="third_party"),
@@ -218,6 +218,7 @@ def test_a_fixture_manifest_under_tests_declares_nothing_for_the_project() -> No
     model = learn(
         files,
         tool_configs={"pyproject.toml": project, "tests/test_data/packages/fake_with_deps/pyproject.toml": fixture},
+        thresholds=HELD_RAISED,
     )
     assert model.declared_libraries == ("click",)
     found = check(py_file("piptools/new.py", imports=[imp("simplejson", 1, group="third_party")]), "x\n", model)
@@ -227,7 +228,7 @@ def test_a_fixture_manifest_under_tests_declares_nothing_for_the_project() -> No
 def test_a_script_with_inline_metadata_declares_its_own_dependencies() -> None:
     """nox's tests/resources/pep721example1.py: PEP 723 metadata lists `rich`, which the script
     runs with; the project need not provide it."""
-    model = learn(_repo())
+    model = learn(_repo(), thresholds=HELD_RAISED)
     text = '# /// script\n# dependencies = ["rich"]\n# ///\n\nimport rich\n\nrich.print("[blue]This worked!")\n'
     facts = py_file("tests/resources/pep721example1.py", imports=[imp("rich", 5, group="third_party")])
     assert [f.rule for f in check(facts, text, model) if f.rule == RULE] == []
@@ -246,7 +247,7 @@ def test_a_package_importing_itself_by_name_brings_in_nothing() -> None:
     assert read({"package.json": manifest}).libraries == {"execa", "get_stream", "ava"}
     lib = "import getStream from 'get-stream';\n\nexport const read = stream => getStream(stream);\n"
     files = [extract(f"lib/part{i}.js", lib.encode()) for i in range(40)]
-    model = learn(resolve_imports(files), tool_configs={"package.json": manifest})
+    model = learn(resolve_imports(files), tool_configs={"package.json": manifest}, thresholds=HELD_RAISED)
     fixture = "import {sendMessage} from 'execa';\nimport isInCi from 'is-in-ci';\n\nawait sendMessage(isInCi);\n"
     found = check(extract("test/fixtures/graceful-send.js", fixture.encode()), fixture, model)
     assert [(f.start_line, f.rule) for f in found if f.rule == RULE] == [(2, RULE)]
@@ -270,11 +271,11 @@ def test_an_import_an_except_import_error_guards_brings_in_no_dependency() -> No
     guarded = next(i for i in files[-1].imports if i.module == "sniffio")
     assert guarded.optional
 
-    conv = next(c for c in learn(files).conventions if c.rule == RULE)
+    conv = next(c for c in learn(files, thresholds=HELD_RAISED).conventions if c.rule == RULE)
     assert (conv.count, conv.support, conv.level) == (34, 34, "strict")
 
     test = b"import os\ntry:\n    import uvloop\nexcept ImportError:\n    uvloop = None\n\nimport plumbum\n"
-    found = check(extract("tests/test_subprocesses.py", test), test.decode(), learn(files))
+    found = check(extract("tests/test_subprocesses.py", test), test.decode(), learn(files, thresholds=HELD_RAISED))
     assert [(f.start_line, "`plumbum`" in f.message) for f in found if f.rule == RULE] == [(7, True)]
 
 
@@ -292,9 +293,9 @@ def test_automation_and_the_packages_tests_build_are_not_held_to_the_projects_li
         py_file(f"{fake}/setup.py", imports=[imp("setuptools", 1, group="third_party")]),
         py_file(f"{fake}/backend/backend.py", imports=[imp("fake_static_build_dep", 1, group="third_party")]),
     ]
-    conv = next(c for c in learn(files).conventions if c.rule == RULE)
+    conv = next(c for c in learn(files, thresholds=HELD_RAISED).conventions if c.rule == RULE)
     assert (conv.count, conv.support, conv.level) == (32, 32, "strict")
-    model = learn([*files, *others])
+    model = learn([*files, *others], thresholds=HELD_RAISED)
     conv = next(c for c in model.conventions if c.rule == RULE)
     assert (conv.count, conv.support, conv.level) == (32, 32, "strict")
 
