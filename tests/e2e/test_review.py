@@ -118,7 +118,7 @@ def test_planted_deviations_are_found_exactly_with_evidence(http: httpx.Client, 
 
 RFC3339 = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z")
 FINDING_FIELDS = {"id", "fingerprint", "rule", "category", "severity", "confidence", "message", "path", "start_line",
-                  "end_line", "evidence", "suggestion", "preexisting"}  # fmt: skip
+                  "end_line", "evidence", "suggestion", "preexisting", "more"}  # fmt: skip
 EVIDENCE_FIELDS = {"level", "symbol", "convention", "scope", "choice", "share", "count", "support", "description",
                    "examples", "detail"}  # fmt: skip
 
