@@ -13,7 +13,7 @@ from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check
 from services.analyzer.engine.conventions import DIRECTORY, LANGUAGE, REPOSITORY, Scope, make
 from services.analyzer.engine.file_check import FileCheck, index_of
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from services.analyzer.engine.thresholds import Thresholds
 from services.source.extract import extract
 from services.source.facts import FileFacts
 from services.source.imports import resolve_imports
@@ -471,7 +471,7 @@ def test_a_file_the_declaring_tool_excludes_is_not_held_to_the_habit_learned_for
         "ordered",
         135,
         140,
-        DEFAULT_THRESHOLDS,
+        HELD_RAISED,
         language="python",
     )
     declared = msgspec.structs.replace(

@@ -175,7 +175,7 @@ def test_skeleton_abbreviations_of_repository_words_are_flagged() -> None:
 
 
 def test_import_groups_out_of_order_are_flagged() -> None:
-    model = learn(synthetic_repo())
+    model = learn(synthetic_repo(), thresholds=HELD_RAISED)
     facts = py_file(
         "app/api/mixed.py",
         functions=[("get_user_1", 10)],
@@ -239,7 +239,7 @@ def test_a_module_that_turns_type_checking_off_neither_teaches_nor_breaks_annota
     off = (Statement("typing_off", 1, "# mypy: ignore-errors"),)
     files = [py_file(f"app/m{i}.py", functions=[(f"f{i}", 10), (f"g{i}", 20)]) for i in range(20)]
     files += [py_file(f"app/old{i}.py", functions=[(f"h{i}", 10)], annotated=False, statements=off) for i in range(8)]
-    model = learn(files)
+    model = learn(files, thresholds=HELD_RAISED)
     conv = next(c for c in model.conventions if c.rule == "typing.annotations.function")
     assert (conv.support, conv.count) == (40, 40)  # the 8 opted-out functions are not counted
 

@@ -143,6 +143,18 @@ HELD_LOOSE: dict[str, Held] = {
     "naming.case.variable": Held(
         4, 12, "4/2/6: loop and module-level names read against a habit of other kinds of names (fresh: 0 of 5)."
     ),
+    "formatting.imports.order": Held(
+        1,
+        4,
+        "1/0/3: an exception-rendering fixture under `# fmt: off` whose import order is the expected output"
+        " (loguru, three commits); one fair (multidict's psutil between gc and os; judged 21:45).",
+    ),
+    "typing.annotations.function": Held(
+        0,
+        6,
+        "0/1/5: a fallback for a missing optional import, a shim mirroring a stdlib signature, a function"
+        " a rename or a move brought in unannotated (judged 21:45).",
+    ),
     "structure.tests.naming": Held(0, 4, "0/2/2: helper modules beside tests, fixtures named for what they hold."),
 }
 
