@@ -186,6 +186,22 @@ def test_flake8_ignoring_e501_and_ruff_without_e501_declare_no_line_length() -> 
     assert conv(ruff_e, "formatting.imports.order").source == "declared"
 
 
+def test_ruffs_pycodestyle_limit_is_the_length_e501_reports() -> None:
+    # pytest-xdist: ruff format at the default 88, E selected, and E501 reporting past 120 only
+    # ("in order to be able to format for 88 char in ruff format"); a 100-character comment is fine.
+    files = python_repo(long_lines=False)
+    pyproject = (
+        '[tool.ruff.format]\ndocstring-code-format = true\n\n[tool.ruff.lint]\nselect = ["E", "F", "W"]\n\n'
+        "[tool.ruff.lint.pycodestyle]\nmax-line-length = 120\n"
+    )
+    model = learn(files, tool_configs={"pyproject.toml": pyproject})
+
+    assert conv(model, LINE_LENGTH).choice == "120"
+    assert "max-line-length = 120" in conv(model, LINE_LENGTH).description
+    assert long_line_findings(model, "app/reports/audit.py", module_with("# " + "word " * 19 + "end")) == []
+    assert len(long_line_findings(model, "app/reports/audit.py", module_with("# " + "word " * 25 + "end"))) == 1
+
+
 def test_per_file_ignores_exempt_their_files() -> None:
     files = python_repo(long_lines=False)
     files += [facts_of(f"tests/test_{noun}.py", module_source("tests", noun, 1)) for noun in NOUNS]

@@ -502,7 +502,15 @@ def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
     # An explicit line length is a statement, unless E501 is ignored and no formatter keeps it
     # (babel's line-length = 95: hundreds of lines past it); the default 88 is one only where
     # ruff enforces it.
-    if got and _int(got[1]) and (fmt is not None or not _covers(ignored, "E501")):
+    # E501 reports past ``lint.pycodestyle.max-line-length`` where it is set, ``line-length`` being
+    # the formatter's width then (pytest-xdist: format at 88, lines reported past 120): the linter's
+    # limit is the one every line is held to.
+    raw_style = lint.get("pycodestyle", ruff.get("pycodestyle"))
+    e501_max = _get(raw_style, "max-line-length", "max_line_length") if isinstance(raw_style, dict) else None
+    if e501 and e501_max and _int(e501_max[1]):
+        where = f"[tool.ruff.lint.pycodestyle] {e501_max[0]} = {e501_max[1]}"
+        s.settings.append(Setting(LENGTH, str(_int(e501_max[1])), where))
+    elif got and _int(got[1]) and (fmt is not None or not _covers(ignored, "E501")):
         s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.ruff] {got[0]} = {got[1]}", code_only))
     elif fmt is not None or e501:
         why = "ruff format" if fmt is not None else "E501 selected"
