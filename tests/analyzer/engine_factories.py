@@ -2,14 +2,37 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Iterable
 
+from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check, learn
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, Thresholds
+from services.source.extract import extract
 from services.source.facts import FileFacts, Formatting, Identifier, Import, Statement, Symbol
+from services.source.imports import resolve_imports
 
 # A repository that raises the rules held loose until they earn the strict level on real changes
 # (earned.py) in .codereview.yml: the checks of those rules, as it gets them.
 HELD_RAISED = Thresholds(DEFAULT_THRESHOLDS.bars)
+
+
+def learn_sources(files: dict[str, str], thresholds: Thresholds = HELD_RAISED) -> ConventionModel:
+    """The model of a repository of ``files`` (path -> source, dedented), extracted as the indexer
+    does; by default as a repository raising the held rules gets it, so that what a test pins is
+    what the checks see, whatever level the rule serves at by default."""
+    facts = [extract(path, textwrap.dedent(text).encode()) for path, text in files.items()]
+    return learn(resolve_imports(facts), thresholds=thresholds)
+
+
+def review_source(model: ConventionModel, path: str, text: str, prefs: CheckPrefs | None = None) -> list[Finding]:
+    """The findings of one file ``text`` (dedented) at ``path``."""
+    text = textwrap.dedent(text).lstrip("\n")
+    return check(extract(path, text.encode()), text, model, prefs=prefs)
+
+
+def found_rules(findings: list[Finding], prefix: str) -> list[tuple[str, int]]:
+    """(rule, line) of the findings whose rule starts with ``prefix``."""
+    return [(f.rule, f.start_line) for f in findings if f.rule.startswith(prefix)]
 
 
 def formatting(

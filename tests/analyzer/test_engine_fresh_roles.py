@@ -6,7 +6,8 @@ that the rule is alive next to the false alarm."""
 from __future__ import annotations
 
 from services.source.extract import extract
-from tests.analyzer.test_engine_real_changes import _found, _learn, _repository, _review
+from tests.analyzer.engine_factories import found_rules, learn_sources, review_source
+from tests.analyzer.test_engine_real_changes import _repository
 
 
 def _reporter(i: int) -> str:
@@ -38,7 +39,7 @@ def test_a_jsdoc_block_a_blank_line_above_documents_its_method_and_private_const
     # mocha c3f32ce: reporters turned from util.inherits prototypes into classes; nyan.js keeps
     # each method's `/** ... @private */` block one blank line above the method, and the class's
     # `constructor` (documented by the class, as __init__ is) has no block of its own.
-    model = _learn({f"lib/reporters/reporter{i}.js": _reporter(i) for i in range(40)})
+    model = learn_sources({f"lib/reporters/reporter{i}.js": _reporter(i) for i in range(40)})
     text = """\
     "use strict";
 
@@ -74,7 +75,7 @@ def test_a_jsdoc_block_a_blank_line_above_documents_its_method_and_private_const
 
     module.exports = NyanCat;
     """
-    assert _found(_review(model, "lib/reporters/nyan.js", text), "documentation") == [
+    assert found_rules(review_source(model, "lib/reporters/nyan.js", text), "documentation") == [
         ("documentation.docstring.method", 28)
     ]
     facts = extract("lib/reporters/nyan.js", text.replace("\n    ", "\n").encode())
@@ -94,7 +95,7 @@ def test_a_root_conftest_and_a_public_test_tools_module_are_not_misplaced_tests(
     # markdown/test_tools.py (a TestCase base and helpers for extension authors, imported by
     # its tests), in repositories whose tests live in tests/.
     files = {**_repository(), **_tests_dir()}
-    model = _learn(files)
+    model = learn_sources(files)
     conftest = """\
     from pathlib import Path
 
@@ -107,7 +108,7 @@ def test_a_root_conftest_and_a_public_test_tools_module_are_not_misplaced_tests(
     def setup_doctest(doctest_namespace):
         doctest_namespace["Path"] = Path
     """
-    assert _found(_review(model, "conftest.py", conftest), "structure") == []
+    assert found_rules(review_source(model, "conftest.py", conftest), "structure") == []
     tools = """\
     import unittest
 
@@ -130,29 +131,33 @@ def test_a_root_conftest_and_a_public_test_tools_module_are_not_misplaced_tests(
             return type.__new__(cls, name, bases, dct)
     """
     assert not extract("acme/test_tools.py", tools.encode()).is_test
-    assert _found(_review(model, "acme/test_tools.py", tools), "structure") == []
+    assert found_rules(review_source(model, "acme/test_tools.py", tools), "structure") == []
     # A test module beside the code is still told where tests live here.
     beside = "def test_render():\n    assert True\n"
     assert extract("acme/test_render.py", beside.encode()).is_test
-    assert _found(_review(model, "acme/test_render.py", beside), "structure") == [("structure.tests.placement", 1)]
+    assert found_rules(review_source(model, "acme/test_render.py", beside), "structure") == [
+        ("structure.tests.placement", 1)
+    ]
 
 
 def test_a_build_script_importing_the_build_system_brings_no_new_dependency() -> None:
     # mistune's setup.py: `from setuptools import setup`, in a library that never imports setuptools.
-    model = _learn(_repository(40))
+    model = learn_sources(_repository(40))
     setup = 'from setuptools import setup\n\nsetup(name="acme", packages=["acme"])\n'
-    assert _found(_review(model, "setup.py", setup), "dependencies") == []
+    assert found_rules(review_source(model, "setup.py", setup), "dependencies") == []
     # mistune's root serve-doc.py, a docs server no import can name, runs livereload for its author.
     serve = 'from livereload import Server, shell\n\napp = Server()\napp.serve(root="build/_html")\n'
-    assert _found(_review(model, "serve-doc.py", serve), "dependencies") == []
-    assert _found(_review(model, "serve_doc.py", serve), "dependencies") == [("dependencies.library.new", 1)]
-    assert _found(_review(model, "acme/clients/build.py", setup), "dependencies") == [("dependencies.library.new", 1)]
+    assert found_rules(review_source(model, "serve-doc.py", serve), "dependencies") == []
+    assert found_rules(review_source(model, "serve_doc.py", serve), "dependencies") == [("dependencies.library.new", 1)]
+    assert found_rules(review_source(model, "acme/clients/build.py", setup), "dependencies") == [
+        ("dependencies.library.new", 1)
+    ]
 
 
 def test_root_scripts_and_benchmarks_print_their_output() -> None:
     # dateutil's executable updatezinfo.py at the root prints while it finds its import; got's
     # benchmark/server.ts logs what it measures.
-    model = _learn(_repository(40))
+    model = learn_sources(_repository(40))
     script = """\
     #!/usr/bin/env python
     import os
@@ -165,11 +170,11 @@ def test_root_scripts_and_benchmarks_print_their_output() -> None:
 
         sys.path.append(os.path.join(os.path.dirname(__file__), "src"))
     """
-    assert _found(_review(model, "updatezinfo.py", script), "idioms") == []
-    assert _found(_review(model, "benchmark/server.py", script), "idioms") == []
+    assert found_rules(review_source(model, "updatezinfo.py", script), "idioms") == []
+    assert found_rules(review_source(model, "benchmark/server.py", script), "idioms") == []
     # The same lines in the library, or in a root module that is not an executable, are a print left in.
-    assert _found(_review(model, "acme/clients/update.py", script), "idioms") == [("idioms.print", 7)]
-    assert _found(_review(model, "update.py", script.split("\n", 1)[1]), "idioms") == [("idioms.print", 6)]
+    assert found_rules(review_source(model, "acme/clients/update.py", script), "idioms") == [("idioms.print", 7)]
+    assert found_rules(review_source(model, "update.py", script.split("\n", 1)[1]), "idioms") == [("idioms.print", 6)]
 
 
 def _unittest_module(i: int) -> str:
@@ -187,11 +192,11 @@ def test_unittest_method_names_do_not_make_a_habit_for_test_functions() -> None:
     # API they inherit) beside pytest-style module functions; a new pytest file's
     # `test_year_only` was asked to become `testYearOnly`.
     files = {f"dateutil/test/test_easter{i}.py": _unittest_module(i) for i in range(30)}
-    model = _learn(files)
+    model = learn_sources(files)
     pytest_style = "import pytest\n\n\n@pytest.mark.parametrize('dt', [1])\ndef test_year_only(dt):\n    assert dt\n"
-    assert _found(_review(model, "dateutil/test/test_isoparser.py", pytest_style), "naming") == []
+    assert found_rules(review_source(model, "dateutil/test/test_isoparser.py", pytest_style), "naming") == []
     camel = pytest_style.replace("test_year_only", "testYearOnly")
-    assert _found(_review(model, "dateutil/test/test_isoparser.py", camel), "naming") == [
+    assert found_rules(review_source(model, "dateutil/test/test_isoparser.py", camel), "naming") == [
         ("naming.case.test_function", 5)
     ]
 
@@ -213,7 +218,7 @@ def test_one_two_word_parameter_among_one_word_ones_is_no_camel_case_habit() -> 
             f"    def check_{i}(self, source, expected, options):\n"
             "        self.assertEqual(source, expected, options)\n"
         )
-    model = _learn(files)
+    model = learn_sources(files)
     text = (
         "import unittest\n\n\nclass TestCodeHilite(unittest.TestCase):\n"
         "    def test_custom_formatter(self):\n"
@@ -221,11 +226,13 @@ def test_one_two_word_parameter_among_one_word_ones_is_no_camel_case_habit() -> 
         "            def __init__(self, lang_str='', **options):\n"
         "                self.lang_str = lang_str\n"
     )
-    assert _found(_review(model, "tests/test_syntax/test_code_hilite.py", text), "naming.case.parameter") == []
+    assert (
+        found_rules(review_source(model, "tests/test_syntax/test_code_hilite.py", text), "naming.case.parameter") == []
+    )
     camel = text.replace("lang_str", "langStr")
-    assert _found(_review(model, "tests/test_syntax/test_code_hilite.py", camel), "naming.case.parameter") == [
-        ("naming.case.parameter", 7)
-    ]
+    assert found_rules(
+        review_source(model, "tests/test_syntax/test_code_hilite.py", camel), "naming.case.parameter"
+    ) == [("naming.case.parameter", 7)]
 
 
 def test_three_example_files_of_three_in_a_mixed_repository_are_no_testing_habit() -> None:
@@ -238,16 +245,16 @@ def test_three_example_files_of_three_in_a_mixed_repository_are_no_testing_habit
         files[f"tests/test_util{i}.py"] = "import pytest\n\n\ndef test_util():\n    assert pytest\n"
     for i in range(3):
         files[f"examples/test_grammar{i}.py"] = "import unittest\n\n\nclass TestGrammar(unittest.TestCase):\n    pass\n"
-    model = _learn(files)
+    model = learn_sources(files)
     new_test = "import pytest\n\n\ndef test_tiny():\n    assert pytest\n"
-    assert _found(_review(model, "examples/tiny/tests/test_tiny.py", new_test), "dependencies") == []
+    assert found_rules(review_source(model, "examples/tiny/tests/test_tiny.py", new_test), "dependencies") == []
     # A directory surely apart from the repository around it keeps its own habit.
     for i in range(7):
         files[f"tests/test_unit{i}.py"] = "import pytest\n\n\ndef test_unit():\n    assert pytest\n"
     for i in range(3, 20):
         files[f"examples/test_grammar{i}.py"] = "import unittest\n\n\nclass TestGrammar(unittest.TestCase):\n    pass\n"
-    model = _learn(files)
-    assert _found(_review(model, "examples/tiny/tests/test_tiny.py", new_test), "dependencies") == [
+    model = learn_sources(files)
+    assert found_rules(review_source(model, "examples/tiny/tests/test_tiny.py", new_test), "dependencies") == [
         ("dependencies.library.testing", 1)
     ]
 
@@ -263,7 +270,7 @@ def test_a_name_spelling_the_label_its_value_is_given_keeps_the_label_case() -> 
         )
         for i in range(30)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     import pyparsing as pp
 
@@ -272,4 +279,6 @@ def test_a_name_spelling_the_label_its_value_is_given_keeps_the_label_case() -> 
     ).set_name("Declaration_Statement")
     Read_Statement = pp.Group(pp.Keyword("read") + pp.Word(pp.alphas)).set_name("statement")
     """
-    assert _found(_review(model, "examples/tiny/tiny_parser.py", text), "naming") == [("naming.case.variable", 6)]
+    assert found_rules(review_source(model, "examples/tiny/tiny_parser.py", text), "naming") == [
+        ("naming.case.variable", 6)
+    ]

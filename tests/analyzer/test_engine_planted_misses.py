@@ -4,28 +4,7 @@ miss, with the deviation the engine now reports and the look-alike it still leav
 
 from __future__ import annotations
 
-import textwrap
-
-from services.analyzer.engine import ConventionModel, Finding, check, learn
-from services.source.extract import extract
-from services.source.imports import resolve_imports
-from tests.analyzer.engine_factories import HELD_RAISED
-
-
-def _learn(files: dict[str, str]) -> ConventionModel:
-    facts = [extract(path, textwrap.dedent(text).encode()) for path, text in files.items()]
-    # As a repository raising the rules held loose (earned.py) gets them: what is pinned here is
-    # what the checks see, whatever level the rule serves at by default.
-    return learn(resolve_imports(facts), thresholds=HELD_RAISED)
-
-
-def _review(model: ConventionModel, path: str, text: str) -> list[Finding]:
-    text = textwrap.dedent(text).lstrip("\n")
-    return check(extract(path, text.encode()), text, model)
-
-
-def _found(findings: list[Finding], prefix: str) -> list[tuple[str, int]]:
-    return [(f.rule, f.start_line) for f in findings if f.rule.startswith(prefix)]
+from tests.analyzer.engine_factories import found_rules, learn_sources, review_source
 
 
 def _js_test(i: int) -> str:
@@ -51,8 +30,8 @@ def test_a_brace_alone_on_its_line_opens_a_block() -> None:
     # pino's test/browser-levels.test.js: an array of expected log objects, each `{` on a line of
     # its own; a line never counted as an opener, so the object's body indented by 4 in a 2-space
     # repository passed.
-    model = _learn({f"test/level{i}.test.js": _js_test(i) for i in range(30)})
-    findings = _review(
+    model = learn_sources({f"test/level{i}.test.js": _js_test(i) for i in range(30)})
+    findings = review_source(
         model,
         "test/custom-level.test.js",
         """
@@ -75,7 +54,7 @@ def test_a_brace_alone_on_its_line_opens_a_block() -> None:
         })
         """,
     )
-    assert _found(findings, "formatting.indent") == [("formatting.indent.width", 7)]
+    assert found_rules(findings, "formatting.indent") == [("formatting.indent.width", 7)]
 
 
 def _nox_module(i: int) -> str:
@@ -91,7 +70,7 @@ def _nox_module(i: int) -> str:
 def test_a_pep_723_script_brings_in_what_its_metadata_does_not_list() -> None:
     # nox's tests/resources/pep721example1.py runs with the `rich` its `# /// script` block lists;
     # the whole file used to be exempt, so an `import sh` it does not list went unflagged.
-    model = _learn({f"nox/part{i}.py": _nox_module(i) for i in range(40)})
+    model = learn_sources({f"nox/part{i}.py": _nox_module(i) for i in range(40)})
     script = """
         # /// script
         # requires-python = ">=3.9"
@@ -107,7 +86,7 @@ def test_a_pep_723_script_brings_in_what_its_metadata_does_not_list() -> None:
 
         rich.print("[blue]This worked!")
         """
-    found = _found(_review(model, "tests/resources/pep721example1.py", script), "dependencies.library.new")
+    found = found_rules(review_source(model, "tests/resources/pep721example1.py", script), "dependencies.library.new")
     assert found == [("dependencies.library.new", 10)]
 
 
@@ -127,8 +106,8 @@ def test_a_function_named_like_an_import_it_renames_is_the_modules_own() -> None
     # wraps it under the original one (yarl's PEP 517 backend does the same with setuptools'
     # hooks); the import was taken to bind `parse_requirements`, so the wrapper passed for a
     # fallback of the imported API and its missing return annotation went unflagged.
-    model = _learn({f"piptools/_compat/part{i}.py": _compat_module(i) for i in range(30)})
-    findings = _review(
+    model = learn_sources({f"piptools/_compat/part{i}.py": _compat_module(i) for i in range(30)})
+    findings = review_source(
         model,
         "piptools/_compat/pip_compat.py",
         """
@@ -148,7 +127,7 @@ def test_a_function_named_like_an_import_it_renames_is_the_modules_own() -> None
                 yield parsed
         """,
     )
-    assert _found(findings, "typing") == [("typing.annotations.function", 12)]
+    assert found_rules(findings, "typing") == [("typing.annotations.function", 12)]
 
 
 def _execa_module(i: int) -> str:
@@ -166,8 +145,8 @@ def test_a_destructuring_binds_the_names_of_its_renaming_pairs() -> None:
     # execa's lib/pipe/pipe-arguments.js: `const {options: sourceOptions, fileDescriptors} = ...`
     # names `sourceOptions`; only the shorthand `fileDescriptors` spells a key of the object. Every
     # name of an object pattern was left out, so `source_options` passed.
-    model = _learn({f"lib/arguments/part{i}.js": _execa_module(i) for i in range(30)})
-    findings = _review(
+    model = learn_sources({f"lib/arguments/part{i}.js": _execa_module(i) for i in range(30)})
+    findings = review_source(
         model,
         "lib/pipe/pipe-arguments.js",
         """
@@ -178,7 +157,7 @@ def test_a_destructuring_binds_the_names_of_its_renaming_pairs() -> None:
         };
         """,
     )
-    assert _found(findings, "naming") == [("naming.case.variable", 2)]
+    assert found_rules(findings, "naming") == [("naming.case.variable", 2)]
 
 
 def test_a_benchmark_printing_its_results_is_no_library_code() -> None:
@@ -190,7 +169,7 @@ def test_a_benchmark_printing_its_results_is_no_library_code() -> None:
     files = {f"lib/level{i}.js": library.format(i=i) for i in range(31)}
     bench = "'use strict'\n\nconst {{ run }} = require('./run')\n\nrun({i}).then((ms) => {{\n  console.log(ms)\n}})\n"
     files.update({f"benchmarks/utils/bench{i}.js": bench.format(i=i) for i in range(2)})
-    model = _learn(files)
+    model = learn_sources(files)
     planted = """
         'use strict'
 
@@ -199,5 +178,5 @@ def test_a_benchmark_printing_its_results_is_no_library_code() -> None:
           return dest
         }
         """
-    assert _found(_review(model, "pino.js", planted), "idioms") == [("idioms.print", 4)]
-    assert _found(_review(model, "benchmarks/utils/runbench.js", planted), "idioms") == []
+    assert found_rules(review_source(model, "pino.js", planted), "idioms") == [("idioms.print", 4)]
+    assert found_rules(review_source(model, "benchmarks/utils/runbench.js", planted), "idioms") == []

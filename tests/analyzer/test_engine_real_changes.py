@@ -6,29 +6,13 @@ from __future__ import annotations
 
 import textwrap
 
-from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check, learn
-from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, LOOSE, STRICT, Thresholds
+from services.analyzer.engine import CheckPrefs, ConventionModel, check, learn
+from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, LOOSE, STRICT
 from services.source.extract import extract
 from services.source.imports import resolve_imports
-from tests.analyzer.engine_factories import HELD_RAISED
+from tests.analyzer.engine_factories import HELD_RAISED, found_rules, learn_sources, review_source
 
 LOOSE_PREFS = CheckPrefs(level="loose")
-
-
-def _learn(files: dict[str, str], thresholds: Thresholds = HELD_RAISED) -> ConventionModel:
-    """The repository's model; by default as a repository that raises the rules held loose
-    (earned.py) gets it, so that the false-alarm classes of those rules stay pinned."""
-    facts = [extract(path, textwrap.dedent(text).encode()) for path, text in files.items()]
-    return learn(resolve_imports(facts), thresholds=thresholds)
-
-
-def _review(model: ConventionModel, path: str, text: str, prefs: CheckPrefs | None = None) -> list[Finding]:
-    text = textwrap.dedent(text).lstrip("\n")
-    return check(extract(path, text.encode()), text, model, prefs=prefs)
-
-
-def _found(findings: list[Finding], prefix: str) -> list[tuple[str, int]]:
-    return [(f.rule, f.start_line) for f in findings if f.rule.startswith(prefix)]
 
 
 def _client(i: int, documented_methods: bool = True, extra: str = "") -> str:
@@ -68,15 +52,15 @@ def test_strict_needs_a_share_sure_of_its_count() -> None:
 
 def test_a_docstring_habit_of_22_of_24_methods_is_not_a_pull_request_comment() -> None:
     files = {f"acme/clients/client{i}.py": _client(i, documented_methods=i >= 2) for i in range(24)}
-    model = _learn(files)
+    model = learn_sources(files)
     text = _client(99, documented_methods=False)
-    assert _found(_review(model, "acme/clients/new.py", text), "documentation") == []
-    assert _found(_review(model, "acme/clients/new.py", text, LOOSE_PREFS), "documentation") == [
+    assert found_rules(review_source(model, "acme/clients/new.py", text), "documentation") == []
+    assert found_rules(review_source(model, "acme/clients/new.py", text, LOOSE_PREFS), "documentation") == [
         ("documentation.docstring.method", 13)
     ]
     # The same habit on 60 of 60 methods is strict.
-    strong = _learn(_repository(60))
-    assert _found(_review(strong, "acme/clients/new.py", text), "documentation") == [
+    strong = learn_sources(_repository(60))
+    assert found_rules(review_source(strong, "acme/clients/new.py", text), "documentation") == [
         ("documentation.docstring.method", 13)
     ]
 
@@ -85,8 +69,8 @@ def test_a_docstring_habit_of_22_of_24_methods_is_not_a_pull_request_comment() -
 
 
 def test_print_to_a_chosen_stream_is_output_not_a_leftover() -> None:
-    model = _learn(_repository())
-    findings = _review(
+    model = learn_sources(_repository())
+    findings = review_source(
         model,
         "acme/clients/serving.py",
         '''
@@ -102,12 +86,12 @@ def test_print_to_a_chosen_stream_is_output_not_a_leftover() -> None:
             print("leftover", host)
         ''',
     )
-    assert _found(findings, "idioms.print") == [("idioms.print", 10)]
+    assert found_rules(findings, "idioms.print") == [("idioms.print", 10)]
 
 
 def test_a_new_print_in_a_module_that_already_prints_is_its_output() -> None:
     # nox's tasks.py lists sessions with print(); `nox --usage` adds one more print there.
-    model = _learn(_repository())
+    model = learn_sources(_repository())
     base = """
         \"\"\"Tasks of the command line.\"\"\"
 
@@ -131,15 +115,15 @@ def test_a_new_print_in_a_module_that_already_prints_is_its_output() -> None:
     text = textwrap.dedent(head).lstrip("\n")
     added = set(range(text.count("\n", 0, text.index("def honor_usage")) + 1, text.count("\n") + 1))
     checked = check(extract("acme/clients/tasks.py", text.encode()), text, model, changed_lines=added)
-    assert _found(checked, "idioms.print") == []
+    assert found_rules(checked, "idioms.print") == []
     # In a module that never printed, the same print is a leftover.
     fresh = check(extract("acme/clients/usage.py", text.encode()), text, model, changed_lines=added | {7})
-    assert _found(fresh, "idioms.print") == [("idioms.print", 7), ("idioms.print", 13)]
+    assert found_rules(fresh, "idioms.print") == [("idioms.print", 7), ("idioms.print", 13)]
 
 
 def test_a_bare_except_is_exempt_only_when_it_always_reraises() -> None:
-    model = _learn(_repository())
-    findings = _review(
+    model = learn_sources(_repository())
+    findings = review_source(
         model,
         "acme/clients/retry.py",
         '''
@@ -160,11 +144,11 @@ def test_a_bare_except_is_exempt_only_when_it_always_reraises() -> None:
                     raise
         ''',
     )
-    assert _found(findings, "idioms.bare_except") == [("idioms.bare_except", 13)]
+    assert found_rules(findings, "idioms.bare_except") == [("idioms.bare_except", 13)]
 
 
 def test_the_bare_except_suggestion_has_no_indentation_and_never_breaks_the_broad_rule() -> None:
-    model = _learn(_repository())  # no file catches Exception: the broad rule is strict here
+    model = learn_sources(_repository())  # no file catches Exception: the broad rule is strict here
     text = '''
         """Cleanup."""
 
@@ -177,17 +161,21 @@ def test_the_bare_except_suggestion_has_no_indentation_and_never_breaks_the_broa
                 except:
                     log_failure(client)
         '''
-    bare = [f for f in _review(model, "acme/clients/cleanup.py", text) if f.rule == "idioms.bare_except"]
+    bare = [f for f in review_source(model, "acme/clients/cleanup.py", text) if f.rule == "idioms.bare_except"]
     assert [(f.start_line, f.suggestion) for f in bare] == [(9, None)]
     lenient = {**_repository(), **{f"acme/clients/guard{i}.py": _guarded(i) for i in range(3)}}
-    bare = [f for f in _review(_learn(lenient), "acme/clients/cleanup.py", text) if f.rule == "idioms.bare_except"]
+    bare = [
+        f
+        for f in review_source(learn_sources(lenient), "acme/clients/cleanup.py", text)
+        if f.rule == "idioms.bare_except"
+    ]
     assert [(f.start_line, f.suggestion) for f in bare] == [(9, "except Exception:")]
 
 
 def test_a_test_or_fixture_catching_exception_does_so_on_purpose() -> None:
     # loguru's exception-rendering fixtures catch `Exception` to log it: that is their point.
     files = {**_repository(), **{f"tests/test_client{i}.py": _test_file(i) for i in range(30)}}
-    model = _learn(files)  # no file catches Exception: the broad rule is strict here
+    model = learn_sources(files)  # no file catches Exception: the broad rule is strict here
     fixture = """
         from loguru import logger
 
@@ -203,9 +191,13 @@ def test_a_test_or_fixture_catching_exception_does_so_on_purpose() -> None:
         except Exception:
             logger.exception("Oups")
         """
-    assert _found(_review(model, "tests/exceptions/source/others/recursion_error.py", fixture), "idioms") == []
-    assert _found(_review(model, "tests/test_rendering.py", fixture), "idioms") == []
-    assert _found(_review(model, "acme/clients/rendering.py", fixture), "idioms") == [("idioms.broad_except", 12)]
+    assert (
+        found_rules(review_source(model, "tests/exceptions/source/others/recursion_error.py", fixture), "idioms") == []
+    )
+    assert found_rules(review_source(model, "tests/test_rendering.py", fixture), "idioms") == []
+    assert found_rules(review_source(model, "acme/clients/rendering.py", fixture), "idioms") == [
+        ("idioms.broad_except", 12)
+    ]
     # boltons: a test provokes a failure and checks what survives it; the silence is the test.
     provoked = """
         def test_compare_keeps_positions(a, b):
@@ -215,8 +207,10 @@ def test_a_test_or_fixture_catching_exception_does_so_on_purpose() -> None:
                 pass
             assert a.tell() == 1
         """
-    assert _found(_review(model, "tests/test_ioutils.py", provoked), "idioms") == []
-    assert _found(_review(model, "acme/clients/ioutils.py", provoked), "idioms") == [("idioms.swallowed_exception", 4)]
+    assert found_rules(review_source(model, "tests/test_ioutils.py", provoked), "idioms") == []
+    assert found_rules(review_source(model, "acme/clients/ioutils.py", provoked), "idioms") == [
+        ("idioms.swallowed_exception", 4)
+    ]
 
 
 def _test_file(i: int) -> str:
@@ -244,15 +238,17 @@ def test_a_module_whose_types_live_in_a_stub_is_not_asked_for_annotations() -> N
         "acme/clients/_speedups.pyi": "def quote(text: str, safe: str) -> str: ...\n",
         "acme/clients/_speedups.py": _UNTYPED,
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = _UNTYPED
-    assert _found(_review(model, "acme/clients/_speedups.py", text), "typing") == []
-    assert _found(_review(model, "acme/clients/quoting.py", text), "typing") == [("typing.annotations.function", 4)]
+    assert found_rules(review_source(model, "acme/clients/_speedups.py", text), "typing") == []
+    assert found_rules(review_source(model, "acme/clients/quoting.py", text), "typing") == [
+        ("typing.annotations.function", 4)
+    ]
 
 
 def test_a_fallback_definition_of_a_name_bound_otherwise_mirrors_that_binding() -> None:
     # structlog's dev.py: a stub that raises where Rich is missing, the formatter where it is not.
-    model = _learn(_repository())
+    model = learn_sources(_repository())
     text = """
         \"\"\"Renderers.\"\"\"
 
@@ -286,14 +282,14 @@ def test_a_fallback_definition_of_a_name_bound_otherwise_mirrors_that_binding() 
         def plain_traceback(sio, exc_info):
             return sio
         """
-    findings = _review(model, "acme/clients/dev.py", text)
-    assert _found(findings, "typing") == [("typing.annotations.function", 30)]
-    assert _found(findings, "documentation") == [("documentation.docstring.function", 30)]
+    findings = review_source(model, "acme/clients/dev.py", text)
+    assert found_rules(findings, "typing") == [("typing.annotations.function", 30)]
+    assert found_rules(findings, "documentation") == [("documentation.docstring.function", 30)]
 
 
 def test_names_imposed_from_outside_keep_their_case() -> None:
-    model = _learn(_repository())
-    findings = _review(
+    model = learn_sources(_repository())
+    findings = review_source(
         model,
         "acme/clients/compat.py",
         '''
@@ -330,14 +326,14 @@ def test_names_imposed_from_outside_keep_their_case() -> None:
             """A camelCase function the repository does not write."""
         ''',
     )
-    assert _found(findings, "naming") == [("naming.case.function", 30)]
+    assert found_rules(findings, "naming") == [("naming.case.function", 30)]
 
 
 def test_an_iterator_class_is_named_like_the_functions_it_stands_beside() -> None:
     # more-itertools: `peekable`, `seekable`, and the new `_concurrent_tee` and `sized_iterator`
     # are iterator classes named like itertools' `tee`; its tests' classes are PascalCase.
-    model = _learn(_repository())
-    findings = _review(
+    model = learn_sources(_repository())
+    findings = review_source(
         model,
         "acme/clients/more.py",
         """
@@ -365,15 +361,15 @@ def test_an_iterator_class_is_named_like_the_functions_it_stands_beside() -> Non
                 self.size = size
         """,
     )
-    assert _found(findings, "naming") == [("naming.case.class", 18)]
+    assert found_rules(findings, "naming") == [("naming.case.class", 18)]
 
 
 def test_a_final_name_in_lower_case_is_a_binding_not_a_constant() -> None:
     # filelock's readability sweep annotated its module singletons Final: they are cased as the
     # repository's variables are, and a camelCase one is still reported.
     extra = "\n\nMAX_RETRIES = 3\nretry_delay = 0.5\nread_timeout = 10\n"
-    model = _learn({f"acme/clients/client{i}.py": _client(i, extra=extra) for i in range(40)})
-    findings = _review(
+    model = learn_sources({f"acme/clients/client{i}.py": _client(i, extra=extra) for i in range(40)})
+    findings = review_source(
         model,
         "acme/clients/_api.py",
         """
@@ -387,13 +383,13 @@ def test_a_final_name_in_lower_case_is_a_binding_not_a_constant() -> None:
         maxHeld: Final = 10
         """,
     )
-    assert _found(findings, "naming") == [("naming.case.variable", 8)]
+    assert found_rules(findings, "naming") == [("naming.case.variable", 8)]
 
 
 def test_a_stub_mirrors_its_module_names() -> None:
-    model = _learn(_repository())
+    model = learn_sources(_repository())
     stub = "class cookieJar:\n    def setCookie(self, name: str) -> None: ...\n"
-    assert _found(_review(model, "acme/clients/jar.pyi", stub), "naming") == []
+    assert found_rules(review_source(model, "acme/clients/jar.pyi", stub), "naming") == []
 
 
 def test_methods_are_judged_with_functions_when_both_keep_one_style() -> None:
@@ -413,11 +409,11 @@ def test_methods_are_judged_with_functions_when_both_keep_one_style() -> None:
             for i in range(11)
         }
     )
-    model = _learn(files)
+    model = learn_sources(files)
     text = (
         '"""New."""\n\n\nclass Loader:\n    """Loads."""\n\n    def loadAll(self) -> None:\n        """Load all."""\n'
     )
-    assert _found(_review(model, "acme/tools/loader.py", text), "naming") == [("naming.case.method", 7)]
+    assert found_rules(review_source(model, "acme/tools/loader.py", text), "naming") == [("naming.case.method", 7)]
 
 
 def test_methods_of_generic_protocol_and_abstract_classes_are_the_repositorys_own_names() -> None:
@@ -432,8 +428,8 @@ def test_methods_of_generic_protocol_and_abstract_classes_are_the_repositorys_ow
         'class Shape(abc.ABC):\n    """A shape."""\n\n'
         '    def area_of(self) -> int:\n        """Area."""\n        return 0\n'
     )
-    model = _learn(files)
-    findings = _review(
+    model = learn_sources(files)
+    findings = review_source(
         model,
         "acme/clients/protocols.py",
         '''
@@ -467,7 +463,7 @@ def test_methods_of_generic_protocol_and_abstract_classes_are_the_repositorys_ow
                 """Visit one function."""
         ''',
     )
-    assert _found(findings, "naming") == [("naming.case.method", 12), ("naming.case.method", 19)]
+    assert found_rules(findings, "naming") == [("naming.case.method", 12), ("naming.case.method", 19)]
 
 
 def test_a_javascript_const_is_cased_as_the_repositorys_variables() -> None:
@@ -488,7 +484,7 @@ def test_a_javascript_const_is_cased_as_the_repositorys_variables() -> None:
         )
         for i in range(12)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = """
         export const MAX_DEPTH = 10
         export const Provider = (props: object) => props
@@ -496,7 +492,7 @@ def test_a_javascript_const_is_cased_as_the_repositorys_variables() -> None:
         _{{app_name}}_yargs_completions()`
         export const completionShTemplate = `###-begin-{{app_name}}-completions-###`
         """
-    found = _found(_review(model, "src/traditional.ts", text), "naming")
+    found = found_rules(review_source(model, "src/traditional.ts", text), "naming")
     assert found == [("naming.case.variable", 3)]
 
 
@@ -504,8 +500,8 @@ def test_a_javascript_const_is_cased_as_the_repositorys_variables() -> None:
 
 
 def test_loop_and_with_variables_are_judged_for_vocabulary() -> None:
-    model = _learn(_repository())
-    findings = _review(
+    model = learn_sources(_repository())
+    findings = review_source(
         model,
         "acme/clients/headers.py",
         '''
@@ -537,10 +533,10 @@ def test_rules_that_have_not_earned_strict_on_real_changes_stay_loose_unless_the
                 for hdr in headers:
                     out.write(hdr)
         """
-    held = _learn(_repository(), thresholds=DEFAULT_THRESHOLDS)
+    held = learn_sources(_repository(), thresholds=DEFAULT_THRESHOLDS)
     assert DEFAULT_THRESHOLDS.held_loose("vocabulary.term")
-    assert _found(_review(held, "acme/clients/headers.py", text), "vocabulary") == []
-    loose = _review(held, "acme/clients/headers.py", text, CheckPrefs(level=LOOSE))
+    assert found_rules(review_source(held, "acme/clients/headers.py", text), "vocabulary") == []
+    loose = review_source(held, "acme/clients/headers.py", text, CheckPrefs(level=LOOSE))
     assert [(f.rule, f.start_line, f.level) for f in loose if f.rule == "vocabulary.term"] == [
         ("vocabulary.term", 7, LOOSE)
     ]
@@ -548,7 +544,7 @@ def test_rules_that_have_not_earned_strict_on_real_changes_stay_loose_unless_the
     facts = resolve_imports([extract(p, textwrap.dedent(t).encode()) for p, t in _repository().items()])
     raised = learn(facts, config="thresholds:\n  vocabulary.term: {strict: {min_share: 0.95, min_count: 8}}\n")
     assert [
-        (f.rule, f.level) for f in _review(raised, "acme/clients/headers.py", text) if f.rule == "vocabulary.term"
+        (f.rule, f.level) for f in review_source(raised, "acme/clients/headers.py", text) if f.rule == "vocabulary.term"
     ] == [("vocabulary.term", STRICT)]
 
 
@@ -565,8 +561,8 @@ def test_ambiguous_and_dictated_short_forms_are_not_renamed() -> None:
         }
     )
     files["src/main.py"] = '"""Entry."""\n'
-    model = _learn(files)
-    findings = _review(
+    model = learn_sources(files)
+    findings = review_source(
         model,
         "acme/clients/mixed.py",
         '''
@@ -601,8 +597,8 @@ def test_an_override_of_a_documented_base_method_needs_no_docstring_of_its_own()
         '        """Send ``request``."""\n        raise NotImplementedError\n\n'
         '    def close(self) -> None:\n        """Release it."""\n'
     )
-    model = _learn(files)
-    findings = _review(
+    model = learn_sources(files)
+    findings = review_source(
         model,
         "acme/transports/mock.py",
         '''
@@ -633,7 +629,7 @@ def test_an_override_of_a_documented_base_method_needs_no_docstring_of_its_own()
                 return []
         ''',
     )
-    assert _found(findings, "documentation") == [("documentation.docstring.method", 17)]
+    assert found_rules(findings, "documentation") == [("documentation.docstring.method", 17)]
 
 
 # --- file roles ---------------------------------------------------------------------------------
@@ -649,12 +645,12 @@ def test_file_roles_conftest_template_tests_and_examples() -> None:
             for i in range(12)
         }
     )
-    model = _learn(files)
+    model = learn_sources(files)
     conftest = (
         "import pytest\n\n\n@pytest.fixture\ndef client():\n    return object()\n\n\n"
         "def test_helper_marker():\n    pass\n"
     )
-    assert _found(_review(model, "tests/conftest.py", conftest), "structure") == []
+    assert found_rules(review_source(model, "tests/conftest.py", conftest), "structure") == []
     # jinja's tests.py holds template tests (test_odd), not tests a runner collects.
     template_tests = (
         '"""Template tests."""\n\n\ndef test_odd(value: int) -> bool:\n    """Odd."""\n    return value % 2 == 1\n'
@@ -662,25 +658,27 @@ def test_file_roles_conftest_template_tests_and_examples() -> None:
     assert not extract("src/acme/tests.py", template_tests.encode()).is_test
     assert extract("app/tests.py", b"import unittest\n\nclass TestApp(unittest.TestCase):\n    pass\n").is_test
     example = "import requests\n\n\ndef main(url):\n    return requests.get(url)\n"
-    assert _found(_review(model, "examples/fetch.py", example), "typing") == []
-    assert _found(_review(model, "examples/fetch.py", example), "documentation") == []
-    assert _found(_review(model, "acme/clients/fetch.py", example), "typing") == [("typing.annotations.function", 4)]
+    assert found_rules(review_source(model, "examples/fetch.py", example), "typing") == []
+    assert found_rules(review_source(model, "examples/fetch.py", example), "documentation") == []
+    assert found_rules(review_source(model, "acme/clients/fetch.py", example), "typing") == [
+        ("typing.annotations.function", 4)
+    ]
 
 
 def test_a_directory_named_for_examples_with_a_qualifier_holds_examples() -> None:
     # attrs' typing-examples/baseline_examples.py: functions mypy checks, not documented API.
-    model = _learn(_repository())
+    model = learn_sources(_repository())
     example = (
         "from __future__ import annotations\n\nimport attrs\n\n\n"
         "def accessing_from_attrs() -> None:\n    attrs.fields(object)\n"
     )
     for path in ("typing-examples/baseline_examples.py", "docs/code_examples/fields.py"):
-        assert _found(_review(model, path, example), "documentation") == [], path
-    assert _found(_review(model, "acme/clients/fields.py", example), "documentation") == [
+        assert found_rules(review_source(model, path, example), "documentation") == [], path
+    assert found_rules(review_source(model, "acme/clients/fields.py", example), "documentation") == [
         ("documentation.docstring.function", 6)
     ]
     # A word that merely contains the letters is not one: `counterexamples/` is a package.
-    assert _found(_review(model, "acme/counterexamples/fields.py", example), "documentation") != []
+    assert found_rules(review_source(model, "acme/counterexamples/fields.py", example), "documentation") != []
 
 
 def test_a_subpackage_importing_its_parent_package_is_not_inverted_layering() -> None:
@@ -688,15 +686,15 @@ def test_a_subpackage_importing_its_parent_package_is_not_inverted_layering() ->
     for i in range(6):
         files[f"acme/app/view{i}.py"] = f'"""View {i}."""\n\nfrom acme.core import engine{i}\n'
         files[f"acme/core/engine{i}.py"] = f'"""Engine {i}."""\n\nLIMIT = {i}\n'
-    model = _learn(files)
+    model = learn_sources(files)
     text = '"""Engine 9."""\n\nfrom acme import VERSION\nfrom acme.app import view1\n'
-    assert _found(_review(model, "acme/core/engine9.py", text), "dependencies.layering") == [
+    assert found_rules(review_source(model, "acme/core/engine9.py", text), "dependencies.layering") == [
         ("dependencies.layering", 4)
     ]
 
 
 def test_type_checking_imports_are_not_new_dependencies() -> None:
-    model = _learn(_repository(40))
+    model = learn_sources(_repository(40))
     text = '''
         """Typed helpers."""
 
@@ -710,7 +708,7 @@ def test_type_checking_imports_are_not_new_dependencies() -> None:
 
         import dill
         '''
-    assert _found(_review(model, "acme/clients/typed.py", text), "dependencies.library.new") == [
+    assert found_rules(review_source(model, "acme/clients/typed.py", text), "dependencies.library.new") == [
         ("dependencies.library.new", 11)
     ]
 
@@ -723,10 +721,10 @@ def test_a_noqa_after_a_multi_line_string_covers_the_whole_string() -> None:
         f"acme/short/mod{i}.py": f'"""Mod {i}."""\n\n\ndef f_{i}(x: int) -> int:\n    """F."""\n    return x\n'
         for i in range(20)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     long = " ".join(["usage"] * 24)  # words: a line of one word is long for no linter
     text = f'"""Usage."""\n\nUSAGE = """\n{long}\n"""  # noqa: E501\n\nOTHER = """\n{long}\n"""\n'
-    assert _found(_review(model, "acme/short/usage.py", text), "formatting.line_length") == [
+    assert found_rules(review_source(model, "acme/short/usage.py", text), "formatting.line_length") == [
         ("formatting.line_length", 8)
     ]
 
@@ -744,15 +742,17 @@ def test_build_output_and_prose_about_generation() -> None:
 def test_names_a_language_or_locale_dictates() -> None:
     js = {f"src/util{i}.js": f"export function parseValue{i}(text) {{\n  return text;\n}}\n" for i in range(30)}
     js.update({f"src/helpers/make-thing-{i}.ts": "export const value = 1;\n" for i in range(25)})
-    model = _learn(js)
+    model = learn_sources(js)
     constructor = (
         "function Internals(options) {\n  this.options = options;\n}\nfunction Get_value(x) {\n  return x;\n}\n"
     )
-    assert _found(_review(model, "src/internals.js", constructor), "naming") == [("naming.case.function", 4)]
-    assert _found(_review(model, "src/helpers/pt-BR.ts", "export const value = 1;\n"), "naming.case.file") == []
-    assert _found(_review(model, "src/helpers/fooBar.ts", "export const value = 1;\n"), "naming.case.file") == [
-        ("naming.case.file", 1)
-    ]
+    assert found_rules(review_source(model, "src/internals.js", constructor), "naming") == [("naming.case.function", 4)]
+    assert (
+        found_rules(review_source(model, "src/helpers/pt-BR.ts", "export const value = 1;\n"), "naming.case.file") == []
+    )
+    assert found_rules(
+        review_source(model, "src/helpers/fooBar.ts", "export const value = 1;\n"), "naming.case.file"
+    ) == [("naming.case.file", 1)]
 
 
 def test_one_word_file_names_say_nothing_about_case_and_tests_dirs_are_tests() -> None:
@@ -763,11 +763,11 @@ def test_one_word_file_names_say_nothing_about_case_and_tests_dirs_are_tests() -
     files.update(
         {f"__tests__/part{i}.js": "const { it } = require('node:test');\nit('works', () => {});\n" for i in range(12)}
     )
-    model = _learn(files)
-    assert _found(_review(model, "lib/search-params.js", "module.exports = {};\n"), "naming.case.file") == []
+    model = learn_sources(files)
+    assert found_rules(review_source(model, "lib/search-params.js", "module.exports = {};\n"), "naming.case.file") == []
     test = "const { describe, it } = require('node:test');\ndescribe('x', () => { it('y', () => {}) });\n"
-    assert _found(_review(model, "__tests__/search-params.test.js", test), "structure") == []
-    assert _found(_review(model, "spec/searchParams.js", test), "structure.tests.naming") == [
+    assert found_rules(review_source(model, "__tests__/search-params.test.js", test), "structure") == []
+    assert found_rules(review_source(model, "spec/searchParams.js", test), "structure.tests.naming") == [
         ("structure.tests.naming", 1)
     ]
 
@@ -777,10 +777,10 @@ def test_a_line_that_is_only_a_type_checker_directive_is_not_long() -> None:
         f"acme/short/mod{i}.py": f'"""Mod {i}."""\n\n\ndef f_{i}(x: int) -> int:\n    """F."""\n    return x\n'
         for i in range(20)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     directive = '# mypy: disable_error_code="no-untyped-def,no-untyped-call,attr-defined,arg-type,union-attr"\n'
     text = directive + '"""Tests."""\n\nVALUE = "' + "x" * 110 + '"\n'
-    assert _found(_review(model, "acme/short/typed.py", text), "formatting.line_length") == [
+    assert found_rules(review_source(model, "acme/short/typed.py", text), "formatting.line_length") == [
         ("formatting.line_length", 4)
     ]
 
@@ -796,7 +796,7 @@ def test_keys_and_constructors_javascript_names_for_you() -> None:
         )
         for i in range(30)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     export const EmptyObject = (() => {
       const C = function () {};
@@ -816,7 +816,7 @@ def test_keys_and_constructors_javascript_names_for_you() -> None:
       }
     }
     """
-    assert _found(_review(model, "src/adapters/headers.ts", text), "naming") == [("naming.case.method", 14)]
+    assert found_rules(review_source(model, "src/adapters/headers.ts", text), "naming") == [("naming.case.method", 14)]
 
 
 def test_jsx_attribute_strings_keep_their_double_quotes() -> None:
@@ -828,7 +828,7 @@ def test_jsx_attribute_strings_keep_their_double_quotes() -> None:
         )
         for i in range(60)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     export function App() {
       const title = 'Counter'
@@ -844,7 +844,7 @@ def test_jsx_attribute_strings_keep_their_double_quotes() -> None:
       )
     }
     """
-    assert _found(_review(model, "src/app.tsx", text), "formatting.quotes") == [("formatting.quotes", 7)]
+    assert found_rules(review_source(model, "src/app.tsx", text), "formatting.quotes") == [("formatting.quotes", 7)]
 
 
 def test_prettier_ignore_holds_past_the_comments_before_its_statement() -> None:
@@ -865,19 +865,21 @@ def test_prettier_ignore_holds_past_the_comments_before_its_statement() -> None:
         "  return isNullBody && again;\n"
         "}\n"
     )
-    assert _found(_review(model, "src/response.ts", text), "formatting.line_length") == [("formatting.line_length", 5)]
+    assert found_rules(review_source(model, "src/response.ts", text), "formatting.line_length") == [
+        ("formatting.line_length", 5)
+    ]
 
 
 def test_type_tests_are_tests() -> None:
     # execa's test-d/verbose.test-d.ts: a tsd type test logging in a callback it type-checks.
     files = {f"lib/part{i}.ts": f"export const part{i} = (x: number): number => x + {i};\n" for i in range(30)}
-    model = _learn(files)
+    model = learn_sources(files)
     text = (
         "import {execa} from '../index.js';\n\n"
         "const voidVerbose = () => {\n  console.log('');\n};\nexeca('x', {verbose: voidVerbose});\n"
     )
-    assert _found(_review(model, "test-d/verbose.test-d.ts", text), "idioms.print") == []
-    assert _found(_review(model, "lib/verbose.ts", text), "idioms.print") == [("idioms.print", 4)]
+    assert found_rules(review_source(model, "test-d/verbose.test-d.ts", text), "idioms.print") == []
+    assert found_rules(review_source(model, "lib/verbose.ts", text), "idioms.print") == [("idioms.print", 4)]
 
 
 def test_an_empty_catch_has_not_earned_the_strict_level() -> None:
@@ -906,13 +908,15 @@ def test_an_empty_catch_has_not_earned_the_strict_level() -> None:
         "structure.tests.coverage",
     ):
         assert DEFAULT_THRESHOLDS.held_loose(rule)
-    held = _learn(files, thresholds=DEFAULT_THRESHOLDS)
-    assert _found(_review(held, "lib/ipc/get-each.js", text), "idioms") == []
-    loose = _review(held, "lib/ipc/get-each.js", text, LOOSE_PREFS)
+    held = learn_sources(files, thresholds=DEFAULT_THRESHOLDS)
+    assert found_rules(review_source(held, "lib/ipc/get-each.js", text), "idioms") == []
+    loose = review_source(held, "lib/ipc/get-each.js", text, LOOSE_PREFS)
     assert [(f.rule, f.start_line, f.level) for f in loose if f.rule.startswith("idioms")] == [
         ("idioms.swallowed_exception", 4, LOOSE)
     ]
-    assert _found(_review(_learn(files), "lib/ipc/get-each.js", text), "idioms") == [("idioms.swallowed_exception", 4)]
+    assert found_rules(review_source(learn_sources(files), "lib/ipc/get-each.js", text), "idioms") == [
+        ("idioms.swallowed_exception", 4)
+    ]
 
 
 def test_two_foreign_quotes_on_a_line_are_one_finding() -> None:
@@ -926,7 +930,7 @@ def test_two_foreign_quotes_on_a_line_are_one_finding() -> None:
         )
         for i in range(60)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     it('should accept Uint8Array', function (done) {
       var app = express();
@@ -936,7 +940,7 @@ def test_two_foreign_quotes_on_a_line_are_one_finding() -> None:
       });
     });
     """
-    found = [f for f in _review(model, "test/res.send.js", text) if f.rule == "formatting.quotes"]
+    found = [f for f in review_source(model, "test/res.send.js", text) if f.rule == "formatting.quotes"]
     assert [(f.start_line, f.message.split(",")[0]) for f in found] == [
         (4, "string literal uses double quotes"),
         (5, "2 string literals use double quotes"),
@@ -947,7 +951,7 @@ def test_two_foreign_quotes_on_a_line_are_one_finding() -> None:
 def test_a_console_log_that_forwards_its_arguments_is_output() -> None:
     # yargs's logger: `log: (...args) => { if (!this[kHasParseCallback]()) console.log(...args); }`.
     files = {f"lib/part{i}.ts": f"export const part{i} = (x: number): number => x + {i};\n" for i in range(30)}
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     export function createLogger(quiet: () => boolean) {
       return {
@@ -961,7 +965,7 @@ def test_a_console_log_that_forwards_its_arguments_is_output() -> None:
       return argv;
     }
     """
-    assert _found(_review(model, "lib/yargs-factory.ts", text), "idioms.print") == [("idioms.print", 9)]
+    assert found_rules(review_source(model, "lib/yargs-factory.ts", text), "idioms.print") == [("idioms.print", 9)]
 
 
 def test_names_a_registry_spells_from_its_keys_mirror_them() -> None:
@@ -976,7 +980,7 @@ def test_names_a_registry_spells_from_its_keys_mirror_them() -> None:
         )
         for i in range(12)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     function scenario_add() {
     \trun("add")
@@ -1005,7 +1009,9 @@ def test_names_a_registry_spells_from_its_keys_mirror_them() -> None:
     }
     """
     # The scheme is the registry's; a name outside it is still the author's and still judged.
-    assert _found(_review(model, "perf-testing/profiling.mjs", text), "naming") == [("naming.case.function", 13)]
+    assert found_rules(review_source(model, "perf-testing/profiling.mjs", text), "naming") == [
+        ("naming.case.function", 13)
+    ]
     # Two pairs are no scheme: `get: get_value` is a snake_case name like any other.
     pairs = """\
     function get_value() {
@@ -1016,7 +1022,7 @@ def test_names_a_registry_spells_from_its_keys_mirror_them() -> None:
     }
     export const api = {get: get_value, set: set_value}
     """
-    assert _found(_review(model, "perf-testing/api.mjs", pairs), "naming") == [
+    assert found_rules(review_source(model, "perf-testing/api.mjs", pairs), "naming") == [
         ("naming.case.function", 1),
         ("naming.case.function", 4),
     ]
@@ -1051,23 +1057,27 @@ def test_a_package_of_its_own_is_judged_by_its_own_habits() -> None:
     script = "function run_scenario() {\n\treturn 1\n}\nfunction report() {\n  return 2\n}\n"
     # Three functions of its own are no habit; the library's 30 camelCase functions are not its.
     thin = _monorepo(harness, own_functions=3)
-    assert _found(_review(thin, "perf-testing/profiling.mjs", script), "naming") == []
-    assert _found(_review(thin, "src/profiling.js", script), "naming") == [("naming.case.function", 1)]
+    assert found_rules(review_source(thin, "perf-testing/profiling.mjs", script), "naming") == []
+    assert found_rules(review_source(thin, "src/profiling.js", script), "naming") == [("naming.case.function", 1)]
     # What a tool declares for the whole tree (the root .prettierrc) still reaches the package.
-    assert _found(_review(thin, "perf-testing/profiling.mjs", script), "formatting.indent") == [
+    assert found_rules(review_source(thin, "perf-testing/profiling.mjs", script), "formatting.indent") == [
         ("formatting.indent.unit", 5)
     ]
     # The library the repository settled for a job is the repository's choice, in every package.
     runner = 'import test from "ava"\n\ntest("scenario", t => {\n\tt.pass()\n})\n'
-    assert _found(_review(thin, "perf-testing/profiling.mjs", runner), "dependencies") == [
+    assert found_rules(review_source(thin, "perf-testing/profiling.mjs", runner), "dependencies") == [
         ("dependencies.library.testing", 1)
     ]
     # A package with a habit of its own is held to it.
     own = _monorepo(harness, own_functions=25)
-    assert _found(_review(own, "perf-testing/profiling.mjs", script), "naming") == [("naming.case.function", 1)]
+    assert found_rules(review_source(own, "perf-testing/profiling.mjs", script), "naming") == [
+        ("naming.case.function", 1)
+    ]
     # A package.json that only sets its directory's module type makes no package (yargs's helpers/).
     marker = _monorepo('{"type": "module"}', own_functions=3)
-    assert _found(_review(marker, "perf-testing/profiling.mjs", script), "naming") == [("naming.case.function", 1)]
+    assert found_rules(review_source(marker, "perf-testing/profiling.mjs", script), "naming") == [
+        ("naming.case.function", 1)
+    ]
 
 
 def _renderer(i: int) -> str:
@@ -1090,13 +1100,13 @@ def test_a_learned_quote_habit_has_not_earned_strict_where_a_declared_one_keeps_
     )
 
     assert DEFAULT_THRESHOLDS.held_loose("formatting.quotes")
-    held = _learn(files, thresholds=DEFAULT_THRESHOLDS)
-    assert _found(_review(held, "src/mistune/plugins/ruby.py", text), "formatting.quotes") == []
-    loose = _review(held, "src/mistune/plugins/ruby.py", text, LOOSE_PREFS)
+    held = learn_sources(files, thresholds=DEFAULT_THRESHOLDS)
+    assert found_rules(review_source(held, "src/mistune/plugins/ruby.py", text), "formatting.quotes") == []
+    loose = review_source(held, "src/mistune/plugins/ruby.py", text, LOOSE_PREFS)
     assert [(f.rule, f.start_line, f.level) for f in loose if f.rule == "formatting.quotes"] == [
         ("formatting.quotes", 2, LOOSE)
     ]
-    assert _found(_review(declared, "src/mistune/plugins/ruby.py", text), "formatting.quotes") == [
+    assert found_rules(review_source(declared, "src/mistune/plugins/ruby.py", text), "formatting.quotes") == [
         ("formatting.quotes", 2)
     ]
 
@@ -1104,7 +1114,7 @@ def test_a_learned_quote_habit_has_not_earned_strict_where_a_declared_one_keeps_
 def test_the_parts_of_a_string_keep_the_quote_one_of_them_needs() -> None:
     # Python-Markdown's smarty tests: the first part holds apostrophes, so the pair is double-quoted.
     files = {f"tests/test_syntax/test_case{i}.py": _renderer(i) for i in range(40)}
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     def test_wrapping_line(self):
         text = (
@@ -1116,6 +1126,6 @@ def test_the_parts_of_a_string_keep_the_quote_one_of_them_needs() -> None:
         return text, joined, alone
     """
 
-    assert _found(_review(model, "tests/test_syntax/test_smarty.py", text), "formatting.quotes") == [
+    assert found_rules(review_source(model, "tests/test_syntax/test_smarty.py", text), "formatting.quotes") == [
         ("formatting.quotes", 7)
     ]

@@ -5,8 +5,9 @@ the false alarm so the rule is shown alive."""
 from __future__ import annotations
 
 from services.analyzer.review import Target
+from tests.analyzer.engine_factories import found_rules, learn_sources, review_source
 from tests.analyzer.test_engine_baseline import _review as _review_change
-from tests.analyzer.test_engine_real_changes import _UNTYPED, _found, _learn, _repository, _review
+from tests.analyzer.test_engine_real_changes import _UNTYPED, _repository
 
 
 def test_a_lower_case_status_class_and_a_sentinel_are_names_an_api_imposed() -> None:
@@ -14,8 +15,8 @@ def test_a_lower_case_status_class_and_a_sentinel_are_names_an_api_imposed() -> 
     # sentinel spelled like the value it stands for.
     files = _repository()
     files.update({f"acme/limits/limit{i}.py": f'"""Limit {i}."""\n\nMAX_RETRIES_{i} = {i}\n' for i in range(20)})
-    model = _learn(files)
-    findings = _review(
+    model = learn_sources(files)
+    findings = review_source(
         model,
         "acme/clients/status.py",
         '''
@@ -42,7 +43,7 @@ def test_a_lower_case_status_class_and_a_sentinel_are_names_an_api_imposed() -> 
             """A mixed-case class the repository does not write."""
         ''',
     )
-    assert _found(findings, "naming") == [("naming.case.class", 20)]
+    assert found_rules(findings, "naming") == [("naming.case.class", 20)]
 
 
 def test_ops_itms_and_prs_are_not_read_as_options_items_and_parse() -> None:
@@ -51,8 +52,8 @@ def test_ops_itms_and_prs_are_not_read_as_options_items_and_parse() -> None:
         '"""Options."""\n\n\ndef parse_options(options: dict, items: list, parse_mode: str) -> dict:\n'
         '    """Parse."""\n    return options\n'
     )
-    model = _learn(files)
-    findings = _review(
+    model = learn_sources(files)
+    findings = review_source(
         model,
         "acme/clients/install.py",
         '''
@@ -84,8 +85,8 @@ def test_async_and_codec_overrides_of_documented_base_methods_need_no_docstring(
         'class Group(MultiCommand):\n    """A group."""\n\n\n'
         'class AsyncHTTPTransport(AsyncBaseTransport):\n    """Over HTTP."""\n'
     )
-    model = _learn(files)
-    findings = _review(
+    model = learn_sources(files)
+    findings = review_source(
         model,
         "acme/commands/lazy.py",
         '''
@@ -118,7 +119,7 @@ def test_async_and_codec_overrides_of_documented_base_methods_need_no_docstring(
                 pass
         ''',
     )
-    assert _found(findings, "documentation") == [("documentation.docstring.method", 12)]
+    assert found_rules(findings, "documentation") == [("documentation.docstring.method", 12)]
 
 
 def test_go_subtest_style_test_names_are_how_go_test_names_cases() -> None:
@@ -132,12 +133,12 @@ def test_go_subtest_style_test_names_are_how_go_test_names_cases() -> None:
     files.update(
         {f"store/part{i}.go": f"package store\n\nfunc readValue{i}() int {{\n\treturn {i}\n}}\n" for i in range(20)}
     )
-    model = _learn(files)
+    model = learn_sources(files)
     text = (
         'package store\n\nimport "testing"\n\nfunc TestParse_WithFlags(t *testing.T) {\n}\n\n'
         "func read_all_values() int {\n\treturn 0\n}\n"
     )
-    assert _found(_review(model, "store/parse_test.go", text), "naming") == [("naming.case.function", 8)]
+    assert found_rules(review_source(model, "store/parse_test.go", text), "naming") == [("naming.case.function", 8)]
 
 
 def test_keys_a_data_format_fixes_are_not_the_authors_names() -> None:
@@ -149,7 +150,7 @@ def test_keys_a_data_format_fixes_are_not_the_authors_names() -> None:
         )
         for i in range(30)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     text = """\
     export function readSnapshot(snapshot) {
       const { node_fields, node_types } = snapshot.snapshot.meta;
@@ -158,12 +159,12 @@ def test_keys_a_data_format_fixes_are_not_the_authors_names() -> None:
       return node_fields.length + edge_count;
     }
     """
-    assert _found(_review(model, "src/heap.js", text), "naming") == [("naming.case.variable", 4)]
+    assert found_rules(review_source(model, "src/heap.js", text), "naming") == [("naming.case.variable", 4)]
 
 
 def test_comprehension_variables_are_judged_for_vocabulary() -> None:
-    model = _learn(_repository())
-    findings = _review(
+    model = learn_sources(_repository())
+    findings = review_source(
         model,
         "acme/clients/names.py",
         '''
@@ -204,7 +205,7 @@ def test_foreign_libraries_for_json_templates_and_regular_expressions() -> None:
             for i in range(12)
         }
     )
-    model = _learn(files)
+    model = learn_sources(files)
     text = '''
         """A faster page."""
 
@@ -217,7 +218,9 @@ def test_foreign_libraries_for_json_templates_and_regular_expressions() -> None:
             """Render."""
             return mako.template.Template(regex.sub("a", "b", orjson.dumps(text).decode())).render()
         '''
-    found = sorted(f.rule for f in _review(model, "acme/render/fast.py", text) if f.rule.startswith("dependencies"))
+    found = sorted(
+        f.rule for f in review_source(model, "acme/render/fast.py", text) if f.rule.startswith("dependencies")
+    )
     assert found == [
         "dependencies.library.json",
         "dependencies.library.regex",
@@ -235,10 +238,12 @@ def test_a_declaration_file_spells_the_names_of_the_code_it_declares() -> None:
         )
         for i in range(30)
     }
-    model = _learn(files)
+    model = learn_sources(files)
     declaration = "export type responseEncoding = 'ascii' | 'utf8';\n\nexport type Method = 'get' | 'post';\n"
-    assert _found(_review(model, "index.d.ts", declaration), "naming") == []
-    assert _found(_review(model, "lib/core/encoding.ts", declaration), "naming") == [("naming.case.class", 1)]
+    assert found_rules(review_source(model, "index.d.ts", declaration), "naming") == []
+    assert found_rules(review_source(model, "lib/core/encoding.ts", declaration), "naming") == [
+        ("naming.case.class", 1)
+    ]
 
 
 def test_short_forms_the_change_or_the_language_reads_otherwise_are_not_renamed() -> None:
@@ -267,8 +272,8 @@ def test_short_forms_the_change_or_the_language_reads_otherwise_are_not_renamed(
             for i in range(10)
         }
     )
-    model = _learn(files)
-    locks = _review(
+    model = learn_sources(files)
+    locks = review_source(
         model,
         "acme/clients/locks.py",
         '''
@@ -290,7 +295,7 @@ def test_short_forms_the_change_or_the_language_reads_otherwise_are_not_renamed(
             return lifetime
         ''',
     )
-    versions = _review(
+    versions = review_source(
         model,
         "acme/clients/tools.py",
         '''
