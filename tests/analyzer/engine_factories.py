@@ -35,6 +35,34 @@ def found_rules(findings: list[Finding], prefix: str) -> list[tuple[str, int]]:
     return [(f.rule, f.start_line) for f in findings if f.rule.startswith(prefix)]
 
 
+def client_module(i: int, documented_methods: bool = True, extra: str = "") -> str:
+    """A documented, annotated client module of a repository of many alike (``client_repository``)."""
+    doc = '        """Send it."""\n' if documented_methods else ""
+    return (
+        f'"""Client {i}."""\n\nfrom __future__ import annotations\n\nimport logging\n\n'
+        "log = logging.getLogger(__name__)\n\n\n"
+        f"class Client{i}:\n"
+        f'    """Talks to service {i}."""\n\n'
+        "    def send_request(self, header_name: str, header_value: str) -> str:\n"
+        f"{doc}"
+        "        for header in (header_name, header_value):\n"
+        '            log.debug("header %s", header)\n'
+        "        return header_name\n\n\n"
+        f"def build_client_{i}(user_name: str, response_code: int) -> Client{i}:\n"
+        '    """Build one."""\n'
+        f"    return Client{i}()\n" + extra
+    )
+
+
+def client_repository(n: int = 30, **kw: bool) -> dict[str, str]:
+    """``n`` client modules: a repository whose habits are clear."""
+    return {f"acme/clients/client{i}.py": client_module(i, **kw) for i in range(n)}
+
+
+# A module with no annotations, whose types a stub beside it may hold.
+UNTYPED_MODULE = '"""C-accelerated quoting."""\n\n\ndef quote(text, safe):\n    """Quote."""\n    return text\n'
+
+
 def formatting(
     *,
     unit: str = "space",

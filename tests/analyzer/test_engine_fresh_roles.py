@@ -6,8 +6,7 @@ that the rule is alive next to the false alarm."""
 from __future__ import annotations
 
 from services.source.extract import extract
-from tests.analyzer.engine_factories import found_rules, learn_sources, review_source
-from tests.analyzer.test_engine_real_changes import _repository
+from tests.analyzer.engine_factories import client_repository, found_rules, learn_sources, review_source
 
 
 def _reporter(i: int) -> str:
@@ -94,7 +93,7 @@ def test_a_root_conftest_and_a_public_test_tools_module_are_not_misplaced_tests(
     # babel's root conftest.py (collect_ignore, doctest setup) and Python-Markdown's public
     # markdown/test_tools.py (a TestCase base and helpers for extension authors, imported by
     # its tests), in repositories whose tests live in tests/.
-    files = {**_repository(), **_tests_dir()}
+    files = {**client_repository(), **_tests_dir()}
     model = learn_sources(files)
     conftest = """\
     from pathlib import Path
@@ -142,7 +141,7 @@ def test_a_root_conftest_and_a_public_test_tools_module_are_not_misplaced_tests(
 
 def test_a_build_script_importing_the_build_system_brings_no_new_dependency() -> None:
     # mistune's setup.py: `from setuptools import setup`, in a library that never imports setuptools.
-    model = learn_sources(_repository(40))
+    model = learn_sources(client_repository(40))
     setup = 'from setuptools import setup\n\nsetup(name="acme", packages=["acme"])\n'
     assert found_rules(review_source(model, "setup.py", setup), "dependencies") == []
     # mistune's root serve-doc.py, a docs server no import can name, runs livereload for its author.
@@ -157,7 +156,7 @@ def test_a_build_script_importing_the_build_system_brings_no_new_dependency() ->
 def test_root_scripts_and_benchmarks_print_their_output() -> None:
     # dateutil's executable updatezinfo.py at the root prints while it finds its import; got's
     # benchmark/server.ts logs what it measures.
-    model = learn_sources(_repository(40))
+    model = learn_sources(client_repository(40))
     script = """\
     #!/usr/bin/env python
     import os
@@ -205,7 +204,7 @@ def test_one_two_word_parameter_among_one_word_ones_is_no_camel_case_habit() -> 
     # Python-Markdown's tests/: `assertStartsWith(self, expectedPrefix, text, msg=None)` is the
     # directory's only two-word parameter among one-word ones (source, expected, options); the new
     # formatter option `lang_str` was asked to become `langStr`.
-    files = dict(_repository(30))
+    files = dict(client_repository(30))
     files["tests/test_extensions.py"] = (
         "import unittest\n\n\nclass TestCaseWithAssertStartsWith(unittest.TestCase):\n"
         "    def assertStartsWith(self, expectedPrefix, text, msg=None):\n"
@@ -238,7 +237,7 @@ def test_one_two_word_parameter_among_one_word_ones_is_no_camel_case_habit() -> 
 def test_three_example_files_of_three_in_a_mixed_repository_are_no_testing_habit() -> None:
     # pyparsing: its tests mix unittest (7 files) and pytest (5); examples/ holds 3 unittest files
     # of 3. "3 of 3 files in `examples/` use unittest" made a new example's pytest test strict.
-    files = dict(_repository(30))
+    files = dict(client_repository(30))
     for i in range(7):
         files[f"tests/test_unit{i}.py"] = "import unittest\n\n\nclass TestUnit(unittest.TestCase):\n    pass\n"
     for i in range(5):

@@ -10,31 +10,17 @@ from services.analyzer.engine import CheckPrefs, ConventionModel, check, learn
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, LOOSE, STRICT
 from services.source.extract import extract
 from services.source.imports import resolve_imports
-from tests.analyzer.engine_factories import HELD_RAISED, found_rules, learn_sources, review_source
+from tests.analyzer.engine_factories import (
+    HELD_RAISED,
+    UNTYPED_MODULE,
+    client_module,
+    client_repository,
+    found_rules,
+    learn_sources,
+    review_source,
+)
 
 LOOSE_PREFS = CheckPrefs(level="loose")
-
-
-def _client(i: int, documented_methods: bool = True, extra: str = "") -> str:
-    doc = '        """Send it."""\n' if documented_methods else ""
-    return (
-        f'"""Client {i}."""\n\nfrom __future__ import annotations\n\nimport logging\n\n'
-        "log = logging.getLogger(__name__)\n\n\n"
-        f"class Client{i}:\n"
-        f'    """Talks to service {i}."""\n\n'
-        "    def send_request(self, header_name: str, header_value: str) -> str:\n"
-        f"{doc}"
-        "        for header in (header_name, header_value):\n"
-        '            log.debug("header %s", header)\n'
-        "        return header_name\n\n\n"
-        f"def build_client_{i}(user_name: str, response_code: int) -> Client{i}:\n"
-        '    """Build one."""\n'
-        f"    return Client{i}()\n" + extra
-    )
-
-
-def _repository(n: int = 30, **kw: bool) -> dict[str, str]:
-    return {f"acme/clients/client{i}.py": _client(i, **kw) for i in range(n)}
 
 
 # --- strict only on strong evidence -------------------------------------------------------------
@@ -51,15 +37,15 @@ def test_strict_needs_a_share_sure_of_its_count() -> None:
 
 
 def test_a_docstring_habit_of_22_of_24_methods_is_not_a_pull_request_comment() -> None:
-    files = {f"acme/clients/client{i}.py": _client(i, documented_methods=i >= 2) for i in range(24)}
+    files = {f"acme/clients/client{i}.py": client_module(i, documented_methods=i >= 2) for i in range(24)}
     model = learn_sources(files)
-    text = _client(99, documented_methods=False)
+    text = client_module(99, documented_methods=False)
     assert found_rules(review_source(model, "acme/clients/new.py", text), "documentation") == []
     assert found_rules(review_source(model, "acme/clients/new.py", text, LOOSE_PREFS), "documentation") == [
         ("documentation.docstring.method", 13)
     ]
     # The same habit on 60 of 60 methods is strict.
-    strong = learn_sources(_repository(60))
+    strong = learn_sources(client_repository(60))
     assert found_rules(review_source(strong, "acme/clients/new.py", text), "documentation") == [
         ("documentation.docstring.method", 13)
     ]
@@ -69,7 +55,7 @@ def test_a_docstring_habit_of_22_of_24_methods_is_not_a_pull_request_comment() -
 
 
 def test_print_to_a_chosen_stream_is_output_not_a_leftover() -> None:
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     findings = review_source(
         model,
         "acme/clients/serving.py",
@@ -91,7 +77,7 @@ def test_print_to_a_chosen_stream_is_output_not_a_leftover() -> None:
 
 def test_a_new_print_in_a_module_that_already_prints_is_its_output() -> None:
     # nox's tasks.py lists sessions with print(); `nox --usage` adds one more print there.
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     base = """
         \"\"\"Tasks of the command line.\"\"\"
 
@@ -122,7 +108,7 @@ def test_a_new_print_in_a_module_that_already_prints_is_its_output() -> None:
 
 
 def test_a_bare_except_is_exempt_only_when_it_always_reraises() -> None:
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     findings = review_source(
         model,
         "acme/clients/retry.py",
@@ -148,7 +134,7 @@ def test_a_bare_except_is_exempt_only_when_it_always_reraises() -> None:
 
 
 def test_the_bare_except_suggestion_has_no_indentation_and_never_breaks_the_broad_rule() -> None:
-    model = learn_sources(_repository())  # no file catches Exception: the broad rule is strict here
+    model = learn_sources(client_repository())  # no file catches Exception: the broad rule is strict here
     text = '''
         """Cleanup."""
 
@@ -163,7 +149,7 @@ def test_the_bare_except_suggestion_has_no_indentation_and_never_breaks_the_broa
         '''
     bare = [f for f in review_source(model, "acme/clients/cleanup.py", text) if f.rule == "idioms.bare_except"]
     assert [(f.start_line, f.suggestion) for f in bare] == [(9, None)]
-    lenient = {**_repository(), **{f"acme/clients/guard{i}.py": _guarded(i) for i in range(3)}}
+    lenient = {**client_repository(), **{f"acme/clients/guard{i}.py": _guarded(i) for i in range(3)}}
     bare = [
         f
         for f in review_source(learn_sources(lenient), "acme/clients/cleanup.py", text)
@@ -174,7 +160,7 @@ def test_the_bare_except_suggestion_has_no_indentation_and_never_breaks_the_broa
 
 def test_a_test_or_fixture_catching_exception_does_so_on_purpose() -> None:
     # loguru's exception-rendering fixtures catch `Exception` to log it: that is their point.
-    files = {**_repository(), **{f"tests/test_client{i}.py": _test_file(i) for i in range(30)}}
+    files = {**client_repository(), **{f"tests/test_client{i}.py": _test_file(i) for i in range(30)}}
     model = learn_sources(files)  # no file catches Exception: the broad rule is strict here
     fixture = """
         from loguru import logger
@@ -229,17 +215,15 @@ def _guarded(i: int) -> str:
 
 # --- types in stubs, names imposed from outside -------------------------------------------------
 
-_UNTYPED = '"""C-accelerated quoting."""\n\n\ndef quote(text, safe):\n    """Quote."""\n    return text\n'
-
 
 def test_a_module_whose_types_live_in_a_stub_is_not_asked_for_annotations() -> None:
     files = {
-        **_repository(),
+        **client_repository(),
         "acme/clients/_speedups.pyi": "def quote(text: str, safe: str) -> str: ...\n",
-        "acme/clients/_speedups.py": _UNTYPED,
+        "acme/clients/_speedups.py": UNTYPED_MODULE,
     }
     model = learn_sources(files)
-    text = _UNTYPED
+    text = UNTYPED_MODULE
     assert found_rules(review_source(model, "acme/clients/_speedups.py", text), "typing") == []
     assert found_rules(review_source(model, "acme/clients/quoting.py", text), "typing") == [
         ("typing.annotations.function", 4)
@@ -248,7 +232,7 @@ def test_a_module_whose_types_live_in_a_stub_is_not_asked_for_annotations() -> N
 
 def test_a_fallback_definition_of_a_name_bound_otherwise_mirrors_that_binding() -> None:
     # structlog's dev.py: a stub that raises where Rich is missing, the formatter where it is not.
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     text = """
         \"\"\"Renderers.\"\"\"
 
@@ -288,7 +272,7 @@ def test_a_fallback_definition_of_a_name_bound_otherwise_mirrors_that_binding() 
 
 
 def test_names_imposed_from_outside_keep_their_case() -> None:
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     findings = review_source(
         model,
         "acme/clients/compat.py",
@@ -332,7 +316,7 @@ def test_names_imposed_from_outside_keep_their_case() -> None:
 def test_an_iterator_class_is_named_like_the_functions_it_stands_beside() -> None:
     # more-itertools: `peekable`, `seekable`, and the new `_concurrent_tee` and `sized_iterator`
     # are iterator classes named like itertools' `tee`; its tests' classes are PascalCase.
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     findings = review_source(
         model,
         "acme/clients/more.py",
@@ -368,7 +352,7 @@ def test_a_final_name_in_lower_case_is_a_binding_not_a_constant() -> None:
     # filelock's readability sweep annotated its module singletons Final: they are cased as the
     # repository's variables are, and a camelCase one is still reported.
     extra = "\n\nMAX_RETRIES = 3\nretry_delay = 0.5\nread_timeout = 10\n"
-    model = learn_sources({f"acme/clients/client{i}.py": _client(i, extra=extra) for i in range(40)})
+    model = learn_sources({f"acme/clients/client{i}.py": client_module(i, extra=extra) for i in range(40)})
     findings = review_source(
         model,
         "acme/clients/_api.py",
@@ -387,7 +371,7 @@ def test_a_final_name_in_lower_case_is_a_binding_not_a_constant() -> None:
 
 
 def test_a_stub_mirrors_its_module_names() -> None:
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     stub = "class cookieJar:\n    def setCookie(self, name: str) -> None: ...\n"
     assert found_rules(review_source(model, "acme/clients/jar.pyi", stub), "naming") == []
 
@@ -420,7 +404,7 @@ def test_methods_of_generic_protocol_and_abstract_classes_are_the_repositorys_ow
     """packaging's ``class _Validator(Generic[T])`` and jsonschema's ``class Validator(Protocol)``:
     the base gives a kind, not methods to override, so a camelCase method there breaks the
     repository's habit; an override of ``ast.NodeVisitor`` keeps the interface's name."""
-    files = _repository()
+    files = client_repository()
     files["acme/clients/shapes.py"] = (
         '"""Validators."""\n\nimport abc\nfrom typing import Generic, TypeVar\n\nT = TypeVar("T")\n\n\n'
         'class _Validator(Generic[T]):\n    """Validates."""\n\n'
@@ -500,7 +484,7 @@ def test_a_javascript_const_is_cased_as_the_repositorys_variables() -> None:
 
 
 def test_loop_and_with_variables_are_judged_for_vocabulary() -> None:
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     findings = review_source(
         model,
         "acme/clients/headers.py",
@@ -533,7 +517,7 @@ def test_rules_that_have_not_earned_strict_on_real_changes_stay_loose_unless_the
                 for hdr in headers:
                     out.write(hdr)
         """
-    held = learn_sources(_repository(), thresholds=DEFAULT_THRESHOLDS)
+    held = learn_sources(client_repository(), thresholds=DEFAULT_THRESHOLDS)
     assert DEFAULT_THRESHOLDS.held_loose("vocabulary.term")
     assert found_rules(review_source(held, "acme/clients/headers.py", text), "vocabulary") == []
     loose = review_source(held, "acme/clients/headers.py", text, CheckPrefs(level=LOOSE))
@@ -541,7 +525,7 @@ def test_rules_that_have_not_earned_strict_on_real_changes_stay_loose_unless_the
         ("vocabulary.term", 7, LOOSE)
     ]
     # A repository that names the rule in .codereview.yml's thresholds raises it to strict again.
-    facts = resolve_imports([extract(p, textwrap.dedent(t).encode()) for p, t in _repository().items()])
+    facts = resolve_imports([extract(p, textwrap.dedent(t).encode()) for p, t in client_repository().items()])
     raised = learn(facts, config="thresholds:\n  vocabulary.term: {strict: {min_share: 0.95, min_count: 8}}\n")
     assert [
         (f.rule, f.level) for f in review_source(raised, "acme/clients/headers.py", text) if f.rule == "vocabulary.term"
@@ -549,7 +533,7 @@ def test_rules_that_have_not_earned_strict_on_real_changes_stay_loose_unless_the
 
 
 def test_ambiguous_and_dictated_short_forms_are_not_renamed() -> None:
-    files = _repository()
+    files = client_repository()
     files.update(
         {
             f"acme/results/result{i}.py": (
@@ -590,7 +574,7 @@ def test_ambiguous_and_dictated_short_forms_are_not_renamed() -> None:
 
 
 def test_an_override_of_a_documented_base_method_needs_no_docstring_of_its_own() -> None:
-    files = _repository()
+    files = client_repository()
     files["acme/transports/base.py"] = (
         '"""Transports."""\n\n\nclass BaseTransport:\n    """A transport."""\n\n'
         "    def handle_request(self, request: str) -> str:\n"
@@ -636,7 +620,7 @@ def test_an_override_of_a_documented_base_method_needs_no_docstring_of_its_own()
 
 
 def test_file_roles_conftest_template_tests_and_examples() -> None:
-    files = _repository()
+    files = client_repository()
     files.update(
         {
             f"tests/test_client{i}.py": (
@@ -667,7 +651,7 @@ def test_file_roles_conftest_template_tests_and_examples() -> None:
 
 def test_a_directory_named_for_examples_with_a_qualifier_holds_examples() -> None:
     # attrs' typing-examples/baseline_examples.py: functions mypy checks, not documented API.
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     example = (
         "from __future__ import annotations\n\nimport attrs\n\n\n"
         "def accessing_from_attrs() -> None:\n    attrs.fields(object)\n"
@@ -694,7 +678,7 @@ def test_a_subpackage_importing_its_parent_package_is_not_inverted_layering() ->
 
 
 def test_type_checking_imports_are_not_new_dependencies() -> None:
-    model = learn_sources(_repository(40))
+    model = learn_sources(client_repository(40))
     text = '''
         """Typed helpers."""
 

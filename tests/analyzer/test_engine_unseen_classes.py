@@ -5,15 +5,14 @@ the false alarm so the rule is shown alive."""
 from __future__ import annotations
 
 from services.analyzer.review import Target
-from tests.analyzer.engine_factories import found_rules, learn_sources, review_source
+from tests.analyzer.engine_factories import UNTYPED_MODULE, client_repository, found_rules, learn_sources, review_source
 from tests.analyzer.test_engine_baseline import _review as _review_change
-from tests.analyzer.test_engine_real_changes import _UNTYPED, _repository
 
 
 def test_a_lower_case_status_class_and_a_sentinel_are_names_an_api_imposed() -> None:
     # httpx's `class codes(IntEnum)` mirrors `requests.codes`; `undefined = _Undefined()` is a
     # sentinel spelled like the value it stands for.
-    files = _repository()
+    files = client_repository()
     files.update({f"acme/limits/limit{i}.py": f'"""Limit {i}."""\n\nMAX_RETRIES_{i} = {i}\n' for i in range(20)})
     model = learn_sources(files)
     findings = review_source(
@@ -47,7 +46,7 @@ def test_a_lower_case_status_class_and_a_sentinel_are_names_an_api_imposed() -> 
 
 
 def test_ops_itms_and_prs_are_not_read_as_options_items_and_parse() -> None:
-    files = _repository()
+    files = client_repository()
     files["acme/clients/options.py"] = (
         '"""Options."""\n\n\ndef parse_options(options: dict, items: list, parse_mode: str) -> dict:\n'
         '    """Parse."""\n    return options\n'
@@ -72,7 +71,7 @@ def test_ops_itms_and_prs_are_not_read_as_options_items_and_parse() -> None:
 
 def test_async_and_codec_overrides_of_documented_base_methods_need_no_docstring() -> None:
     # aclose of an async transport, decode of a decoder, click's get_command of a MultiCommand.
-    files = _repository()
+    files = client_repository()
     files["acme/commands/base.py"] = (
         '"""Commands."""\n\n\nclass MultiCommand:\n    """Holds commands."""\n\n'
         "    def get_command(self, ctx: object, name: str) -> object:\n"
@@ -163,7 +162,7 @@ def test_keys_a_data_format_fixes_are_not_the_authors_names() -> None:
 
 
 def test_comprehension_variables_are_judged_for_vocabulary() -> None:
-    model = learn_sources(_repository())
+    model = learn_sources(client_repository())
     findings = review_source(
         model,
         "acme/clients/names.py",
@@ -185,15 +184,15 @@ def test_a_stub_added_in_the_same_change_types_its_module() -> None:
     stub = "def quote(text: str, safe: str) -> str: ...\n"
     pair = _review_change(
         Target("acme/_speedups.pyi", "added", stub.encode(), None),
-        Target("acme/_speedups.py", "added", _UNTYPED.encode(), None),
+        Target("acme/_speedups.py", "added", UNTYPED_MODULE.encode(), None),
     )
     assert [f.rule for f in pair.findings if f.rule.startswith("typing")] == []
-    alone = _review_change(Target("acme/_speedups.py", "added", _UNTYPED.encode(), None))
+    alone = _review_change(Target("acme/_speedups.py", "added", UNTYPED_MODULE.encode(), None))
     assert [f.rule for f in alone.findings if f.rule.startswith("typing")] == ["typing.annotations.function"]
 
 
 def test_foreign_libraries_for_json_templates_and_regular_expressions() -> None:
-    files = _repository()
+    files = client_repository()
     files.update(
         {
             f"acme/render/page{i}.py": (
@@ -250,7 +249,7 @@ def test_short_forms_the_change_or_the_language_reads_otherwise_are_not_renamed(
     # Wrong expansions judged on the lift-held replay: filelock's `cls_name` -> `close_name` (the
     # skeleton of close) and `for con in list(_all_connections)` -> `context`; nox's
     # `uv_vers = uv_version(uv_bin)` -> `uv_versions`; packaging's `op_fn` -> `op_filename`.
-    files = _repository()
+    files = client_repository()
     files["acme/clients/lifecycle.py"] = (
         '"""Lifecycle."""\n\n\n'
         "def close_client(client: object, close_timeout: float) -> None:\n"
