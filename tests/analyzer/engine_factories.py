@@ -54,9 +54,9 @@ def client_module(i: int, documented_methods: bool = True, extra: str = "") -> s
     )
 
 
-def client_repository(n: int = 30, **kw: bool) -> dict[str, str]:
+def client_repository(n: int = 30, documented_methods: bool = True) -> dict[str, str]:
     """``n`` client modules: a repository whose habits are clear."""
-    return {f"acme/clients/client{i}.py": client_module(i, **kw) for i in range(n)}
+    return {f"acme/clients/client{i}.py": client_module(i, documented_methods) for i in range(n)}
 
 
 # A module with no annotations, whose types a stub beside it may hold.
