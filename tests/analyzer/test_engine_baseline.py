@@ -630,3 +630,36 @@ def test_a_package_the_change_adds_has_no_habits_of_the_root_yet() -> None:
     # A package.json that only sets the directory's module type makes no package.
     marker = Target("perf-testing/package.json", "added", b'{"type": "module"}\n', {1})
     assert _rules(_review(code, marker, model=model).findings) == [("naming.case.function", 3)]
+
+
+# A test module beside the library's code, in a repository whose tests live under tests/.
+_BESIDE = "def test_render():\n    assert True\n\n\ndef test_escape():\n    assert True\n"
+_LICENSE = "#\n# This file is part of acme released under the MIT license.\n# See the NOTICE for more information.\n\n"
+
+
+def _placement_model() -> ConventionModel:
+    test = "def test_send_{0}():\n    assert True\n"
+    return _model({f"tests/test_client{i}.py": test.format(i) for i in range(40)} | {"acme/test_render.py": _BESIDE})
+
+
+def _placement(findings: list[Finding]) -> list[tuple[str, str]]:
+    return [(f.path, f.rule) for f in findings if f.rule == "structure.tests.placement"]
+
+
+def test_a_header_prepended_to_a_misplaced_test_leaves_its_placement_old() -> None:
+    # gunicorn 95b7ffe ("prepare release") prepended a license header to every Python file,
+    # example tests beside their app included: line 1 changed, the file's place did not.
+    model = _placement_model()
+    out = _review(_modified("acme/test_render.py", _BESIDE, _LICENSE + _BESIDE), model=model)
+    assert _placement(out.findings) == []
+    assert _placement(out.preexisting) == [("acme/test_render.py", "structure.tests.placement")]
+    # A change that places a test there is still told: a new file, or one moved in from tests/.
+    added = Target("acme/test_escape.py", "added", _BESIDE.encode(), None)
+    assert _placement(_review(added, model=model).findings) == [("acme/test_escape.py", "structure.tests.placement")]
+    moved = _modified("acme/test_client3.py", _BESIDE, _LICENSE + _BESIDE, old_path="tests/test_client3.py")
+    assert _placement(_review(moved, model=model).findings) == [("acme/test_client3.py", "structure.tests.placement")]
+    # So is one that moves a misplaced test to another misplaced path: the new path is the change's.
+    moved = _modified("acme/render/test_render.py", _BESIDE, _LICENSE + _BESIDE, old_path="acme/test_render.py")
+    assert _placement(_review(moved, model=model).findings) == [
+        ("acme/render/test_render.py", "structure.tests.placement")
+    ]

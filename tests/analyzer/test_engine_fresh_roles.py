@@ -281,3 +281,34 @@ def test_a_name_spelling_the_label_its_value_is_given_keeps_the_label_case() -> 
     assert found_rules(review_source(model, "examples/tiny/tiny_parser.py", text), "naming") == [
         ("naming.case.variable", 6)
     ]
+
+
+def _example_app(i: int) -> str:
+    return f'"""Example app {i}."""\n\n\ndef app(environ, start_response):\n    return [b"hello {i}"]\n'
+
+
+def test_an_example_directory_with_its_own_tests_is_not_held_to_the_librarys_layout() -> None:
+    # gunicorn's examples/<name>/ directories are small projects: an app, a gunicorn_conf.py, a
+    # Dockerfile and their own test_*.py side by side, while the library's tests live in tests/.
+    files = {**client_repository(), **_tests_dir()}
+    beside = "def test_app_answers():\n    assert True\n\n\ndef test_app_streams():\n    assert True\n"
+    for name in ("dirty_demo", "streaming_chat", "embedding_service"):
+        files[f"examples/{name}/__init__.py"] = ""
+        files[f"examples/{name}/app.py"] = _example_app(1)
+        files[f"examples/{name}/test_app.py"] = beside
+        files[f"examples/{name}/test_protocol.py"] = beside
+    # One example keeps its tests in a tests/ of its own (gunicorn's celery_alternative).
+    files["examples/queue_demo/tasks.py"] = _example_app(2)
+    files["examples/queue_demo/tests/test_tasks.py"] = beside
+    model = learn_sources(files)
+    place = [c for c in model.conventions if c.rule == "structure.tests.placement" and c.scope.kind == "language"]
+    # The examples' tests neither teach the layout nor thin it: only the library's 12 count.
+    assert [(c.choice, c.count) for c in place] == [("separate", 12)]
+    for path in ("examples/dirty_demo/test_stash_integration.py", "examples/http2_demo/test_http2.py"):
+        assert found_rules(review_source(model, path, beside), "structure") == []
+    # The library's own test of its examples stays in its suite, and a test beside the library's
+    # code is still told where tests live here.
+    assert found_rules(review_source(model, "tests/examples/test_examples_run.py", beside), "structure") == []
+    assert found_rules(review_source(model, "acme/test_render.py", beside), "structure") == [
+        ("structure.tests.placement", 1)
+    ]

@@ -71,6 +71,14 @@ def is_program(path: str) -> bool:
 
 
 _EXAMPLES = re.compile(r"(?:^|[-_.])examples?(?:$|[-_.])", re.IGNORECASE)
+# Directories of examples and demos: programs that show the library in use, each often a small
+# project of its own.
+EXAMPLE_DIRS = frozenset({"examples", "example", "demo", "demos", "samples", "sample", "playground"})
+
+
+def is_example(directory: str) -> bool:
+    """Whether one directory name names examples or demos (``examples``, ``code_examples``)."""
+    return directory in EXAMPLE_DIRS or bool(_EXAMPLES.search(directory))
 
 
 def default_domain(path: str) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
-from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, scoped_conventions
+from services.analyzer.engine.learn_inputs import Build, LearnInput, Tally, is_example, scoped_conventions
 from services.source.facts import FileFacts
 
 FAMILY = "structure"
@@ -120,6 +120,22 @@ def placement(path: str) -> str:
     return "separate" if TEST_DIRS & set(path.split("/")[:-1]) else "colocated"
 
 
+def example_test(path: str) -> bool:
+    """A test of an example or demo rather than of the library: under an examples/demo tree that
+    no test directory encloses. Such a directory is a small project of its own (gunicorn's
+    ``examples/<name>/`` ships its app, its Dockerfile and its ``test_*.py`` side by side, while
+    the library's tests live under ``tests/``), so it neither teaches the library's test layout
+    nor is held to it. ``tests/examples/test_*.py`` tests the library's examples from its suite:
+    the library's own."""
+    dirs = path.split("/")[:-1]
+    for d in dirs:
+        if d in TEST_DIRS:
+            return False
+        if is_example(d):
+            return True
+    return False
+
+
 # Directories of programs and documentation, not of the library whose modules get tests.
 _NOT_LIBRARY_DIRS = frozenset(
     {"docs", "doc", "examples", "example", "scripts", "tools", "bin", "benchmarks", "demo", "demos", "playground"}
@@ -163,7 +179,7 @@ def learn(inp: LearnInput) -> list[Convention]:
         holds = holds_tests(f)
         if f.language != "go" and holds:  # the language fixes Go's *_test.go names
             tallies[NAMING].add(f.language, f.path, dom, test_pattern(f.path))
-        if holds or f.language == "go":
+        if (holds or f.language == "go") and not example_test(f.path):
             tallies[PLACEMENT].add(f.language, "", dom, placement(f.path))
         # Tested = a test file named after the module, what the change-level check asks of a new
         # module; a module a test merely imports would make a habit the check cannot hold to.
@@ -208,13 +224,17 @@ def check(fc: FileCheck) -> None:
         place is not None
         and fc.wants(place)
         and placement(fc.path) != place.choice
+        and not example_test(fc.path)
         and (fc.language == "go" or holds_tests(fc.facts, fc.text))
     ):
+        # Keyed by the path, what the finding is about: a change that leaves the file where it
+        # was (gunicorn's release prepending a license header to line 1) finds it at its base.
         fc.emit(
             place,
             1,
             f"test file lives {_PLACES[placement(fc.path)]}, but {place.description}",
             severity=INFO,
+            key=fc.path,
         )
 
 
