@@ -279,6 +279,10 @@ def _declared(path: str, data: bytes | None) -> set[tuple[str, str]]:
         return set()
     if path.rsplit("/", 1)[-1] == ".editorconfig":
         return _editorconfig_declared(text_of(data))
+    if path.rsplit("/", 1)[-1] == toolconfig.PRE_COMMIT:
+        # Which hooks run decides which tool's line length holds (toolconfig._Runs): pytest-mock's
+        # "use ruff" drops black's hook for ruff's, and the [flake8] section left behind with it.
+        return {(toolconfig.LENGTH, f"hook:{h}") for h in toolconfig.length_hooks(text_of(data))}
     read = toolconfig.read({path: text_of(data)})
     out = {(s.rule, f"{t.tool}:{s.choice}:{s.code_only}") for t in read.tools for s in t.settings}
     out.update((rule, f"{t.tool}:exempt:{glob}") for t in read.tools for glob, rules in t.exempt for rule in rules)

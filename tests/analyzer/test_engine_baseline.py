@@ -317,6 +317,52 @@ def test_a_change_that_edits_its_tool_configuration_is_not_held_to_the_settings_
     assert [f.rule for f in _review(code, unrelated, model=model).findings] == ["formatting.line_length"]
 
 
+BLACK_HOOKS = """\
+repos:
+  - repo: https://github.com/psf/black
+    rev: 23.11.0
+    hooks:
+      - id: black
+  - repo: https://github.com/pre-commit/mirrors-mypy
+    rev: v1.7.1
+    hooks:
+      - id: mypy
+"""
+RUFF_HOOKS = """\
+repos:
+  - repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: v0.1.14
+    hooks:
+      - id: ruff
+      - id: ruff-format
+  - repo: https://github.com/pre-commit/mirrors-mypy
+    rev: v1.8.0
+    hooks:
+      - id: mypy
+"""
+
+
+def test_a_change_that_swaps_its_hooks_is_not_held_to_the_linter_it_leaves_behind() -> None:
+    # pytest-mock's "use ruff": the change replaces black's hook by ruff's and reformats the code
+    # with ruff format; the [flake8] section in tox.ini (88) now binds nothing.
+    tox = "[tox]\nenvlist = py312\n\n[flake8]\nmax-line-length = 88\n"
+    files = {f"acme/kind{i}.py": _module(i) for i in range(30)}
+    facts = resolve_imports([extract(p, t.encode()) for p, t in files.items()])
+    model = learn(facts, tool_configs={"tox.ini": tox, ".pre-commit-config.yaml": BLACK_HOOKS})
+    base = _module(3)
+    head = base + "\n\nPATCHER = make_patcher(registry, module)  # type: acme.kind3.Patcher, see docs/patching.rst\n"
+    assert len(head.rstrip("\n").rsplit("\n", 1)[1]) > 88
+    code = _modified("acme/kind3.py", base, head)
+    hooks = Target(".pre-commit-config.yaml", "modified", RUFF_HOOKS.encode(), {4, 5, 6}, base=BLACK_HOOKS.encode())
+    bumped = BLACK_HOOKS.replace("23.11.0", "24.1.0")
+    bump = Target(".pre-commit-config.yaml", "modified", bumped.encode(), {3}, base=BLACK_HOOKS.encode())
+
+    assert [f.rule for f in _review(code, model=model).findings] == ["formatting.line_length"]
+    assert _review(code, hooks, model=model).findings == []
+    # A new revision of the same hooks moves no limit.
+    assert [f.rule for f in _review(code, bump, model=model).findings] == ["formatting.line_length"]
+
+
 def _js_module(i: int, extra: str = "") -> str:
     return (
         "'use strict'\n\n"

@@ -202,6 +202,117 @@ def test_ruffs_pycodestyle_limit_is_the_length_e501_reports() -> None:
     assert len(long_line_findings(model, "app/reports/audit.py", module_with("# " + "word " * 25 + "end"))) == 1
 
 
+def test_blacks_limit_spares_a_line_it_keeps_whole_for_its_type_ignore() -> None:
+    # trio: [tool.black] at its default 88, ruff with E501 ignored; black leaves a call argument
+    # ending in `# type: ignore[...]` on one line however long, and no linter reports it.
+    files = python_repo(long_lines=False)
+    pyproject = '[tool.black]\ntarget-version = ["py39"]\n\n[tool.ruff.lint]\nextend-ignore = ["E501"]\n'
+    argument = '            creation_flags=subprocess.CREATE_NEW_PROCESS_GROUP if sys.platform == "win32" else 0,'
+    call = "def spawn():\n    return run_process(\n        [sys.executable],\n" + argument + "{}\n    )"
+    kept = module_with(call.format("  # type: ignore[attr-defined,unused-ignore]"))
+    unformatted = module_with(call.format("  # platform flag only on windows, see the subprocess docs"))
+    assert len(kept.splitlines()[-2]) > 120
+
+    black = learn(files, tool_configs={"pyproject.toml": pyproject})
+    assert conv(black, LINE_LENGTH).params["type_ignore_whole"] is True
+    assert long_line_findings(black, "app/reports/audit.py", kept) == []
+    assert len(long_line_findings(black, "app/reports/audit.py", unformatted)) == 1
+    # flake8 reports every line past its limit, the formatter's whole lines too.
+    linted = learn(files, tool_configs={"pyproject.toml": pyproject, "setup.cfg": "[flake8]\nmax-line-length = 88\n"})
+    assert "type_ignore_whole" not in conv(linted, LINE_LENGTH).params
+    assert len(long_line_findings(linted, "app/reports/audit.py", kept)) == 1
+    # ruff format measures the line without its pragma and splits the code all the same.
+    ruff_format = learn(files, tool_configs={"pyproject.toml": "[tool.ruff]\n\n[tool.ruff.format]\n"})
+    assert len(long_line_findings(ruff_format, "app/reports/audit.py", kept)) == 1
+
+
+# pytest-mock after its move to ruff: pre-commit runs ruff and ruff format; the [flake8] section
+# left in tox.ini is read by nothing.
+STALE_FLAKE8_TOX = """\
+[tox]
+envlist = py{39,310,311}, norewrite
+
+[testenv]
+deps =
+    coverage
+commands =
+    coverage run --append -m pytest tests
+
+[flake8]
+max-line-length = 88
+"""
+RUFF_HOOKS = """\
+repos:
+  - repo: https://github.com/astral-sh/ruff-pre-commit
+    rev: v0.6.9
+    hooks:
+      - id: {lint}
+        args: [--fix]
+      - id: ruff-format
+  - repo: https://github.com/pre-commit/mirrors-mypy
+    rev: v1.11.2
+    hooks:
+      - id: mypy
+"""
+FLAKE8_HOOK_TOO = "  - repo: https://github.com/PyCQA/flake8\n    rev: 7.1.1\n    hooks:\n      - id: flake8\n"
+
+
+def test_a_flake8_section_is_no_limit_where_ruffs_linter_runs_instead() -> None:
+    def tools(configs: dict[str, str]) -> list[str]:
+        return [t.tool for t in read(configs).tools]
+
+    moved = read({"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff")})
+    assert [t.tool for t in moved.tools] == []
+    assert moved.notes == ["tox.ini: flake8 is not run (ruff's linter runs instead); not declared"]
+    assert (
+        tools(
+            {
+                "setup.cfg": "[flake8]\nmax-line-length = 88\n",
+                ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff-check"),
+            }
+        )
+        == []
+    )
+    # flake8 still run beside ruff, by a hook or a tox environment, keeps its limit.
+    assert tools(
+        {"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff") + FLAKE8_HOOK_TOO}
+    ) == ["flake8"]
+    tox_flake8 = STALE_FLAKE8_TOX + "\n[testenv:lint]\ncommands = {envpython} -m flake8 src tests\n"
+    assert tools({"tox.ini": tox_flake8, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff")}) == ["flake8"]
+    # Before the move (black the only hook), nothing says flake8 was dropped: the section stands.
+    assert tools({"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": BLACK_HOOK_ONLY}) == ["flake8"]
+
+    files = python_repo(long_lines=False)
+    model = learn(
+        files, tool_configs={"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff")}
+    )
+    assert conv(model, LINE_LENGTH).source == "learned"
+
+
+BLACK_HOOK_ONLY = "repos:\n  - repo: https://github.com/psf/black\n    rev: 22.3.0\n    hooks:\n      - id: black\n"
+
+
+def test_a_flake8_table_ignoring_e501_in_a_toml_array_declares_no_length() -> None:
+    # pytest-xdist: [tool.flake8] ignores E501 ("let black worry about them") in a TOML array,
+    # beside tox.ini's [flake8] at 120; a 105-character help string passes both.
+    pyproject = (
+        '[tool.black]\n\n[tool.flake8]\n# formatting is black\'s job\nignore = ["E501", "W503", "E203"]\n'
+        "max-line-length = 100\n"
+    )
+    tox = "[tox]\nenvlist = py39\n\n[flake8]\nmax-line-length = 120\nignore = E203,W503\n"
+    configs = read({"pyproject.toml": pyproject})
+    assert [(t.tool, [s.rule for s in t.settings if s.rule == LINE_LENGTH]) for t in configs.tools] == [
+        ("black", [LINE_LENGTH])
+    ]
+
+    model = learn(python_repo(long_lines=False), tool_configs={"pyproject.toml": pyproject, "tox.ini": tox})
+    assert (conv(model, LINE_LENGTH).choice, conv(model, LINE_LENGTH).params["declared_in"]) == ("120", "tox.ini")
+    help_text = (
+        '    help="With auto, count the physical cores; when they cannot be told apart, count the logical ones",'
+    )
+    assert long_line_findings(model, "app/reports/audit.py", module_with("OPTION = dict(\n" + help_text + "\n)")) == []
+
+
 def test_per_file_ignores_exempt_their_files() -> None:
     files = python_repo(long_lines=False)
     files += [facts_of(f"tests/test_{noun}.py", module_source("tests", noun, 1)) for noun in NOUNS]

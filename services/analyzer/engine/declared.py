@@ -51,6 +51,7 @@ class Declared:
     setting: str
     code_only: bool = False  # a line length that string literals and comments may exceed
     scope: tuple[str, ...] = ()  # the paths the declaring tool is run on (toolconfig.ToolSettings.scope)
+    type_ignore_whole: bool = False  # a line length no tool holds a line ending in `# type: ignore` to
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -106,7 +107,7 @@ _EDITOR_RULES = frozenset(
 
 
 def _declared(s: Setting, path: str, scope: tuple[str, ...] = ()) -> Declared:
-    return Declared(s.rule, s.choice, path, s.evidence, s.code_only, scope)
+    return Declared(s.rule, s.choice, path, s.evidence, s.code_only, scope, s.type_ignore_whole)
 
 
 def _number(s: Setting) -> int:
@@ -124,7 +125,10 @@ def _resolve(rule: str, candidates: list[tuple[int, int, str, Declared]], langua
         chosen = max(pool, key=lambda c: (c[1], -c[0], c[2]))
         # A linter reporting every line at that limit binds strings and comments too.
         code_only = all(c[3].code_only for c in pool if c[1] == chosen[1])
-        return replace(chosen[3], code_only=code_only)
+        # A line the formatter keeps whole for its type-ignore pragma is long only where a tool
+        # declaring any limit reports it (flake8 at 79 beside black at 88 would).
+        whole = all(c[3].type_ignore_whole for c in pool)
+        return replace(chosen[3], code_only=code_only, type_ignore_whole=whole)
     return min(candidates, key=lambda c: (c[0], c[2]))[3]
 
 
@@ -311,6 +315,8 @@ def _convention(
         params["limit"] = limit
         kept = [maxima[p] for p in paths if p in maxima]
         count, support = len(kept), sum(1 for m in kept if m <= limit)
+        if value.type_ignore_whole:
+            params["type_ignore_whole"] = True
         if value.code_only:
             # The formatter leaves a line long when a string or comment makes it so; such a line
             # is held to the limit the repository's files keep in fact (0: none is kept).

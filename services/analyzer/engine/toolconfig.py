@@ -93,6 +93,10 @@ class Setting:
     # them (ESLint max-len with ignoreStrings/ignoreTemplateLiterals/ignoreComments). A linter
     # that reports every long line (flake8, pycodestyle, pylint, ruff E501) leaves it False.
     code_only: bool = False
+    # Black leaves a line whole, however long, when it ends in a ``# type: ignore`` comment (its
+    # "unsplittable type ignore": splitting would move the pragma off the expression it silences).
+    # Ruff format measures the line without the pragma and splits it all the same.
+    type_ignore_whole: bool = False
 
 
 @dataclass(slots=True)
@@ -232,6 +236,10 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
 
 # Linters whose scope an invocation naming paths narrows (a formatter's scope is its own config's).
 _SCOPED_LINTERS = ("flake8", "pycodestyle")
+# How ruff's linter is run: its pre-commit hook ids (`ruff` until 0.12, then `ruff-check`) and its
+# command. Ruff re-implements flake8 and pycodestyle: a project whose hooks run it and not them has
+# moved to ruff, and a [flake8] section left behind is enforced by nothing.
+_RUFF_LINT = frozenset({"ruff", "ruff-check"})
 # Prettier's rules: what a file it ignores keeps from before, and is not held to.
 _PRETTIER_RULES: tuple[str, ...] = (LENGTH, UNIT, WIDTH, QUOTES, TRAILING, LINE_ENDINGS)
 
@@ -244,6 +252,19 @@ class _Runs:
     # (directory, tool) -> each invocation's path regexes (empty: the whole directory)
     invocations: dict[tuple[str, str], list[tuple[str, ...]]] = field(default_factory=dict)
     prettier_ignored: list[tuple[str, list[str]]] = field(default_factory=list)  # (.prettierignore, globs)
+    # directory -> the commands its tox.ini runs (the first word of each testenv command)
+    commands: dict[str, set[str]] = field(default_factory=dict)
+
+    def _runs(self, directory: str, names: frozenset[str] | set[str]) -> bool:
+        """Whether a pre-commit hook or tox command at ``directory`` or above runs one of ``names``."""
+        ups = [directory, *_parents(directory)]
+        return any(names & (self.hooks.get(d, set()) | self.commands.get(d, set())) for d in ups)
+
+    def _stale(self, t: ToolSettings) -> bool:
+        """A flake8 or pycodestyle section whose linter nothing runs, where ruff's linter runs instead."""
+        return (
+            t.tool in _SCOPED_LINTERS and self._runs(t.directory, _RUFF_LINT) and not self._runs(t.directory, {t.tool})
+        )
 
     def apply(self, out: ToolConfigs) -> None:
         # darker reformats only the lines a change touches: black's settings are the style of new
@@ -259,6 +280,10 @@ class _Runs:
                     continue
                 kept.append(t)
             out.tools = kept
+        stale = [t for t in out.tools if self._stale(t)]
+        for t in stale:
+            out.notes.append(f"{t.path}: {t.tool} is not run (ruff's linter runs instead); not declared")
+        out.tools = [t for t in out.tools if not any(t is x for x in stale)]
         for t in out.tools:
             if t.tool in _SCOPED_LINTERS:
                 runs = self.invocations.get((t.directory, t.tool), [])
@@ -272,6 +297,14 @@ class _Runs:
             for t in out.tools:
                 if t.tool == "prettier" and t.directory == base:
                     t.exempt += exempt
+
+
+def _parents(directory: str) -> list[str]:
+    out = []
+    while directory:
+        directory = posixpath.dirname(directory)
+        out.append(directory)
+    return out
 
 
 def _path_regex(directory: str, path: str) -> str:
@@ -295,6 +328,8 @@ def _tox_runs(runs: _Runs, path: str, text: str) -> None:
                 continue
             if len(words) > 2 and words[1] == "-m":  # python -m flake8, {envpython} -m flake8
                 words = words[2:]
+            if words:
+                runs.commands.setdefault(directory, set()).add(words[0])
             if words and words[0] in _SCOPED_LINTERS:
                 paths = [w for w in words[1:] if not w.startswith("-") and "{" not in w]
                 regexes = tuple(_path_regex(directory, p) for p in paths)
@@ -311,10 +346,29 @@ def _pre_commit_runs(runs: _Runs, path: str, doc: Any) -> None:
             if not isinstance(hook, dict) or not isinstance(hook.get("id"), str):
                 continue
             runs.hooks.setdefault(directory, set()).add(hook["id"])
+            entry = hook.get("entry")  # a local hook runs its entry (`entry: flake8 --max-line-length 100`)
+            if isinstance(entry, str) and entry.split():
+                runs.hooks[directory].add(posixpath.basename(entry.split()[0]))
             if hook["id"] in _SCOPED_LINTERS:
                 files = hook.get("files")
                 regexes = (str(files),) if isinstance(files, str) and files.strip() else ()
                 runs.invocations.setdefault((directory, hook["id"]), []).append(regexes)
+
+
+# Hooks whose presence decides which declared line length holds: black (or darker instead), the
+# linters ruff replaces, and ruff's linter.
+_LENGTH_HOOKS = frozenset({"black", "darker", *_SCOPED_LINTERS, *_RUFF_LINT})
+
+
+def length_hooks(text: str) -> set[str]:
+    """The hooks of a ``.pre-commit-config.yaml`` that decide which tool's line length holds (a
+    change adding ruff's hook and dropping black's moves the limit without editing a setting)."""
+    runs = _Runs()
+    try:
+        _pre_commit_runs(runs, PRE_COMMIT, yaml.safe_load(text))
+    except yaml.YAMLError:
+        return set()
+    return {h for ids in runs.hooks.values() for h in ids} & _LENGTH_HOOKS
 
 
 def _ignore_globs(text: str) -> list[str]:
@@ -433,7 +487,7 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
         where = f"[tool.black] {got[0]} = {got[1]}" if got else "[tool.black] (default line-length 88)"
         s = ToolSettings("black", path, FORMATTER, PYTHON)
         if length:
-            s.settings.append(Setting(LENGTH, str(length), where, code_only=True))
+            s.settings.append(Setting(LENGTH, str(length), where, code_only=True, type_ignore_whole=True))
         s.settings += [
             Setting(UNIT, "space", "[tool.black] (black indents with spaces)"),
             Setting(WIDTH, "4", "[tool.black] (black indents by 4 spaces)"),
@@ -453,7 +507,9 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
         out.append(s)
     flake8 = tool.get("flake8")
     if isinstance(flake8, dict):  # the Flake8-pyproject plugin's table
-        out += _flake8_like(path, "flake8", {k: str(v) for k, v in flake8.items()}, "[tool.flake8]")
+        # TOML arrays (pytest-xdist's `ignore = ["E501", "W503", "E203"]`) as flake8's comma lists.
+        values = {k: ",".join(map(str, v)) if isinstance(v, list) else str(v) for k, v in flake8.items()}
+        out += _flake8_like(path, "flake8", values, "[tool.flake8]")
     pylint = tool.get("pylint")
     if isinstance(pylint, dict):
         fmt = pylint.get("format") or pylint.get("FORMAT") or {}
