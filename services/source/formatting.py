@@ -12,7 +12,8 @@ from services.source.facts import Formatting
 _STAR_LINE = re.compile(r"\n[ \t]*\*")
 # A trailing comment that is only a pragma: a line long only because of it is not long.
 PRAGMA_COMMENT = re.compile(
-    r"(?:#|//|/\*)\s*(?:noqa|type:\s*ignore|pyright:\s*ignore|pylint:|eslint-disable|prettier-ignore|fmt:\s*skip|"
+    r"(?:#|//|/\*)\s*(?:noqa|type:\s*ignore|ty:\s*ignore|pyright:\s*ignore|pylint:|eslint-disable|prettier-ignore|"
+    r"fmt:\s*skip|"
     r"isort:\s*skip|nosec|pragma:|codereview:|NOLINT|@ts-|mypy:|ruff:|flake8:|pyre-)",
     re.I,
 )

@@ -226,6 +226,21 @@ def test_blacks_limit_spares_a_line_it_keeps_whole_for_its_type_ignore() -> None
     assert len(long_line_findings(ruff_format, "app/reports/audit.py", kept)) == 1
 
 
+def test_a_line_long_only_for_a_ty_ignore_pragma_is_not_long() -> None:
+    # virtualenv: ruff at 120 with every rule (E501 too); a call that fits, followed by
+    # `# ty: ignore[...]` (Astral's type checker): E501 measures the line without the pragma.
+    files = python_repo(long_lines=False)
+    pyproject = '[tool.ruff]\nline-length = 120\nlint.select = ["ALL"]\nlint.ignore = ["ANN", "D10"]\n'
+    model = learn(files, tool_configs={"pyproject.toml": pyproject})
+    code = "    site_packages = sysconfig.get_path('purelib', vars={'base': base, 'platbase': base}) or prefix"
+    pragma = module_with("def locate(base, prefix):\n" + code + "  # ty: ignore[invalid-argument-type]\n")
+    comment = module_with("def locate(base, prefix):\n" + code + "  # the platform base is the prefix too\n")
+    assert max(len(line) for line in pragma.splitlines()) > 120
+
+    assert long_line_findings(model, "app/reports/audit.py", pragma) == []
+    assert len(long_line_findings(model, "app/reports/audit.py", comment)) == 1
+
+
 # pytest-mock after its move to ruff: pre-commit runs ruff and ruff format; the [flake8] section
 # left in tox.ini is read by nothing.
 STALE_FLAKE8_TOX = """\
