@@ -518,6 +518,51 @@ def test_files_the_tool_excludes_are_not_held_to_its_settings() -> None:
     assert len(long_line_findings(model, "app/reports/traceback.py", fixture)) == 1
 
 
+# virtualenv's shape: a src layout (src/<package>/), tests at the root importing the package. ruff's
+# isort places the package first-party (a source root), with the tests' own helpers, so a test's
+# `from tests.types import ...` then `from <package>.create import ...` is in order.
+SRC_LAYOUT_CONFTEST = """\
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+
+from shipyard.billing.invoice import Invoice
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from pytest_mock import MockerFixture
+
+    from tests.types import MakeLedger
+    from shipyard.billing.ledger import Ledger
+
+
+@pytest.fixture
+def ledger(tmp_path: Path, make_ledger: MakeLedger, mocker: MockerFixture) -> Ledger:
+    return make_ledger(tmp_path, Invoice)
+"""
+
+
+def test_the_repositorys_own_src_layout_package_is_first_party_in_its_tests() -> None:
+    files = [
+        facts_of(f"src/shipyard/{package}/{noun}.py", module_source(package, noun, p * 20 + n))
+        for p, package in enumerate(PACKAGES)
+        for n, noun in enumerate(NOUNS)
+    ]
+    files.append(facts_of("tests/types.py", "from __future__ import annotations\n\nMakeLedger = object\n"))
+    model = learn(files, tool_configs={"pyproject.toml": RUFF_ISORT})
+    conftest = "tests/unit/billing/conftest.py"
+    ledger = "    from shipyard.billing.ledger"
+    after_local = SRC_LAYOUT_CONFTEST.replace(ledger, "    import httpx\n" + ledger)
+
+    assert conv(model, "formatting.imports.order").source == "declared"
+    assert import_findings(model, conftest, SRC_LAYOUT_CONFTEST) == []
+    [(line, message)] = import_findings(model, conftest, after_local)
+    assert (line, message.split(",")[0]) == (15, "third-party import `httpx` comes after local imports")
+
+
 # --- how the tools are run, not only how they are configured ------------------------------------
 
 # babel's pyproject.toml: ruff is its linter (E501 ignored), and its format table only preserves.

@@ -12,8 +12,10 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
+import msgspec
+
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
-from services.analyzer.engine.file_check import FileCheck
+from services.analyzer.engine.file_check import FileCheck, ModelIndex
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.learn_inputs import (
     Build,
@@ -39,6 +41,30 @@ def top_imports(f: FileFacts) -> list[Import]:
         default=1 << 30,
     )
     return sorted((i for i in f.imports if i.line < first_def and i.group in RANK), key=lambda i: i.line)
+
+
+_PYTHON_SOURCES = (".py", ".pyi")
+
+
+def first_party(index: ModelIndex) -> frozenset[str]:
+    """The top-level Python packages and modules of the repository (``src/`` stripped, as isort and
+    ruff place them): an import of one is the project's own, whether or not the file under review
+    was resolved against the tree (a test importing ``virtualenv`` from ``src/virtualenv/``)."""
+    cached = index.extra.get("first_party")
+    if cached is None:
+        modules = index.model.modules
+        cached = frozenset(m.split(".", 1)[0] for m, path in modules.items() if path.endswith(_PYTHON_SOURCES))
+        index.extra["first_party"] = cached
+    return cached
+
+
+def _as_grouped(imports: list[Import], own: frozenset[str]) -> list[Import]:
+    return [
+        msgspec.structs.replace(i, group="local")
+        if i.group == "third_party" and i.module.split(".", 1)[0] in own
+        else i
+        for i in imports
+    ]
 
 
 def _out_of_order(imports: list[Import]) -> tuple[Import, int] | None:
@@ -126,7 +152,8 @@ def check(fc: FileCheck) -> None:
     conv = fc.find(RULE)
     if conv is None or conv.choice != "ordered" or not fc.wants(conv):
         return
-    for block in blocks(top_imports(fc.facts), fc.lines):
+    imports = _as_grouped(top_imports(fc.facts), first_party(fc.index))
+    for block in blocks(imports, fc.lines):
         found = _out_of_order(block)
         if found is None:
             continue
