@@ -29,6 +29,7 @@ CONFIG_NAMES = frozenset(
         *(".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", "prettier.config.js"),
         *(".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml", ".eslintrc.js", "eslint.config.js"),
         *("eslint.config.mjs", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore"),
+        *(".eslintignore", ".jshintignore", ".codespellrc"),
     }
 )
 

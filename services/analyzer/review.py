@@ -96,7 +96,7 @@ def review(
     those the base already had set apart in ``preexisting``; each list capped per rule for the
     whole change (``cap_change``) unless ``cap`` is False (the caller filters further first)."""
     out = Outcome()
-    model = with_change_packages(with_change_stubs(model, targets), targets)
+    model = with_change_exclusions(with_change_packages(with_change_stubs(model, targets), targets), targets)
     check_prefs = prefs.check_prefs(model.config.level)
     whole = msgspec.structs.replace(check_prefs, max_per_rule=1 << 30)  # for pairing: nothing capped
     with_base = any(t.base is not None for t in targets)
@@ -113,6 +113,9 @@ def review(
             continue
         if prefs.ignores_path(t.path):
             out.skipped[t.path] = "ignored"
+            continue
+        if model.ignores(t.path):
+            out.skipped[t.path] = "excluded"  # .codereview.yml, or the project's linters, leave it alone
             continue
         if t.skip:
             out.skipped[t.path] = t.skip
@@ -218,6 +221,22 @@ def with_change_packages(model: ConventionModel, targets: list[Target]) -> Conve
     if packages == set(model.packages):
         return model
     return msgspec.structs.replace(model, packages=tuple(sorted(packages)))
+
+
+def with_change_exclusions(model: ConventionModel, targets: list[Target]) -> ConventionModel:
+    """The model with the linters' exclusions as the change leaves them: a vendored copy added
+    together with the ignore-file line that excludes it is not the project's code either."""
+    globs = set(model.excluded)
+    for t in targets:
+        if not is_tool_config(t.path) and not (t.old_path and is_tool_config(t.old_path)):
+            continue
+        if t.base is not None:
+            globs -= set(toolconfig.read({t.old_path or t.path: text_of(t.base)}).excluded)
+        if t.status != "deleted" and t.data is not None and is_tool_config(t.path):
+            globs |= set(toolconfig.read({t.path: text_of(t.data)}).excluded)
+    if globs == set(model.excluded):
+        return model
+    return msgspec.structs.replace(model, excluded=tuple(sorted(globs)))
 
 
 def redeclared_rules(targets: list[Target]) -> frozenset[str]:

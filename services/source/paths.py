@@ -27,7 +27,8 @@ TOOL_CONFIG_NAMES: frozenset[str] = frozenset(
     {"pyproject.toml", "setup.cfg", "tox.ini", ".flake8", ".pylintrc", "pylintrc", ".isort.cfg",
      ".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".eslintrc", ".eslintrc.json",
      ".eslintrc.yaml", ".eslintrc.yml", "rustfmt.toml", ".rustfmt.toml", ".clang-format", "_clang-format",
-     ".editorconfig", "package.json", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore"}
+     ".editorconfig", "package.json", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore",
+     ".eslintignore", ".jshintignore", ".codespellrc"}
 )  # fmt: skip
 
 

@@ -694,3 +694,115 @@ def test_files_prettier_ignores_are_not_judged_by_its_rules() -> None:
         files, tool_configs={".prettierrc": "{}", ".prettierignore": "**.*\n!**.js\n!**.ts\n"}, thresholds=HELD_RAISED
     )
     assert quotes(opt_in, path, old_style) == [1, 3, 6]
+
+
+# --- files the project's own linters leave alone --------------------------------------------------
+
+# mkdocs 9cc8f24: a release of an upstream JS library copied verbatim beside the project's own code
+# (a UMD wrapper, camelCase parameters, no final newline, a require of an optional node-only
+# package); the project's .jshintignore (and its codespell skip) keeps those files out of linting.
+LUNR_LIKE = """\
+/*!
+ * Search languages, `{name}` language
+ * https://example.org/search-languages
+ */
+;
+(function(root, factory) {{
+  if (typeof define === 'function' && define.amd) {{
+    define(factory)
+  }} else if (typeof exports === 'object') {{
+    module.exports = factory(require('@example/segmenter'))
+  }} else {{
+    factory()(root.lunr);
+  }}
+}}(this, function(segmenter) {{
+  return function(lunr, segmenterDictJson) {{
+    lunr.{code} = function() {{
+      this.pipeline.reset();
+    }};
+  }};
+}}))"""
+JSHINTIGNORE = "site/themes/**/js/jquery-**.min.js\nsite/contrib/search/languages/lunr.**.js\n"
+SEARCH_DIR = "site/contrib/search/languages"
+
+
+def _docs_site_repo() -> list[FileFacts]:
+    files = [
+        facts_of(f"site/{package}/{noun}.py", module_source(package, noun, p * 20 + n))
+        for p, package in enumerate(PACKAGES)
+        for n, noun in enumerate(NOUNS)
+    ]
+    theme = "function show{i}(search_box) {{\n  search_box.focus();\n}}\n\nmodule.exports = show{i};\n"
+    files += [facts_of(f"site/themes/plain/js/part{i}.js", theme.format(i=i)) for i in range(20)]
+    languages = ["de", "fr", "it", "ja", "nl", "pt", "ru", "sv", "th", "tr"]
+    files += [facts_of(f"{SEARCH_DIR}/lunr.{c}.js", LUNR_LIKE.format(name=c, code=c)) for c in languages]
+    return files
+
+
+def test_a_file_the_projects_linters_exclude_is_neither_reviewed_nor_learned_from() -> None:
+    files = _docs_site_repo()
+    editorconfig = "root = true\n\n[*]\ninsert_final_newline = true\n"
+    plain = learn(files, tool_configs={".editorconfig": editorconfig}, thresholds=HELD_RAISED)
+    excluding = learn(
+        files, tool_configs={".editorconfig": editorconfig, ".jshintignore": JSHINTIGNORE}, thresholds=HELD_RAISED
+    )
+    copied = LUNR_LIKE.format(name="Chinese", code="zh")
+    own = "function hide(search_box) {\n  search_box.blur();\n}\n\nmodule.exports = hide;"
+
+    def rules(model: ConventionModel, path: str, text: str) -> set[str]:
+        return {f.rule for f in check(facts_of(path, text), text, model)}
+
+    assert "formatting.final_newline" in rules(plain, f"{SEARCH_DIR}/lunr.zh.js", copied)
+    assert rules(excluding, f"{SEARCH_DIR}/lunr.zh.js", copied) == set()
+    assert excluding.excluded == ("site/contrib/search/languages/lunr.**.js", "site/themes/**/js/jquery-**.min.js")
+    assert excluding.files == plain.files - 10  # the copied release teaches nothing
+    # The project's own scripts beside it are still held to the declared setting.
+    assert "formatting.final_newline" in rules(excluding, "site/themes/plain/js/hide.js", own)
+    assert "formatting.final_newline" in rules(excluding, f"{SEARCH_DIR}/loader.js", copied)
+
+
+def test_each_linters_exclusions_are_read_from_its_own_settings() -> None:
+    configs = read(
+        {
+            "pyproject.toml": (
+                '[tool.ruff]\nextend-exclude = ["src/pkg/licenses/_spdx.py"]\n'
+                '[tool.ruff.lint]\nexclude = ["docs/tutorial/*"]\n'
+                '[tool.isort]\nskip_glob = ["examples/*"]\n'
+                '[tool.codespell]\nskip = "*.po,./tests/data"\n'
+                '[tool.mypy]\nexclude = ["tests/typing/"]\n'  # a type checker: not a linter of style
+                '[tool.setuptools.packages.find]\nexclude = ["tests"]\n'  # packaging, not linting
+            ),
+            "setup.cfg": "[flake8]\nmax-line-length = 100\nexclude = .git,docs/conf.py\n",
+            ".pylintrc": "[MAIN]\nignore = migrations\n",
+            "web/.eslintignore": "dist/\n/vendor/*.js\n",
+            ".eslintrc.json": '{"ignorePatterns": ["coverage/**"], "rules": {}}',
+            "package.json": '{"name": "web", "eslintIgnore": ["legacy/*.js"]}',
+            ".codespellrc": "[codespell]\nskip = *.svg\n",
+            ".prettierignore": "CHANGELOG.md\n",  # a formatter's: exempts its rules only
+        }
+    )
+
+    assert configs.excluded == {
+        "src/pkg/licenses/_spdx.py": "pyproject.toml [tool.ruff] extend-exclude",
+        "docs/tutorial/*": "pyproject.toml [tool.ruff.lint] exclude",
+        "examples/*": "pyproject.toml [tool.isort] skip_glob",
+        "*.po": "pyproject.toml [tool.codespell] skip",
+        "tests/data": "pyproject.toml [tool.codespell] skip",
+        ".git": "setup.cfg [flake8] exclude",
+        "docs/conf.py": "setup.cfg [flake8] exclude",
+        "migrations": ".pylintrc [MAIN] ignore",
+        "web/**/dist/": "web/.eslintignore",
+        "web/vendor/*.js": "web/.eslintignore",
+        "coverage/**": ".eslintrc.json ignorePatterns",
+        "legacy/*.js": 'package.json "eslintIgnore"',
+        "*.svg": ".codespellrc [codespell] skip",
+    }
+
+
+def test_a_linter_pointed_away_from_most_of_the_code_does_not_disown_it() -> None:
+    # A spell check run over the docs only (codespell skip = *.py): the code is still the project's.
+    files = python_repo(long_lines=False)
+    model = learn(files, tool_configs={"pyproject.toml": '[tool.codespell]\nskip = "*.py,*.lock"\n'})
+
+    assert model.excluded == ("*.lock",)
+    assert model.files == len([f for f in files if not f.skipped])

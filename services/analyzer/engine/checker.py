@@ -42,7 +42,7 @@ def check(
     prefs: CheckPrefs | None = None,
 ) -> list[Finding]:
     """Findings for one file; with ``changed_lines`` only those touching the changed lines."""
-    if facts.skipped or model.config.is_ignored(facts.path):
+    if facts.skipped or model.ignores(facts.path):
         return []
     if changed_lines is not None and not changed_lines:
         return []
@@ -67,10 +67,9 @@ def check_change(
     ``changed_paths`` are modified files, ``added_paths`` new ones (a path may be in both).
     """
     idx = index_of(model)
-    cfg = model.config
     p = _prefs(model, prefs)
-    changed = {x for x in changed_paths if not cfg.is_ignored(x)}
-    added = {x for x in added_paths if not cfg.is_ignored(x)}
+    changed = {x for x in changed_paths if not model.ignores(x)}
+    added = {x for x in added_paths if not model.ignores(x)}
     touched = changed | added | set(deleted_paths)
     out: list[Finding] = []
     pairs = idx.extra.get("cochange")
@@ -82,7 +81,7 @@ def check_change(
         fc = FileCheck(_stub(path), "", idx, p, None)
         for conv in pairs.get(path, ()):
             partner = conv.choice
-            if partner in touched or cfg.is_ignored(partner):
+            if partner in touched or model.ignores(partner):
                 continue
             if conv.rule == ROUTINE_RULE:
                 if fc.wants(conv):

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from services.analyzer.engine.config import RepoConfig
+from services.analyzer.engine.config import RepoConfig, path_glob
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thresholds, wilson_lower
 
 # Goes up whenever learning changes what a model holds or means; models an older engine learned
@@ -61,7 +61,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 23: the engine's own record decides what is held (earned.py: structure.tests.placement held,
 #     naming.case.variable strict); tests of an examples/demo tree are the example's own; a linter
 #     left behind by a move to ruff sets no limit, black keeps a type-ignore line whole.
-MODEL_SCHEMA_VERSION = 23
+# 24: files the project's linters exclude (ESLint/JSHint ignore files, ruff/flake8 exclude, isort
+#     and codespell skip, pylint ignore) neither learned from nor reviewed (``excluded``).
+MODEL_SCHEMA_VERSION = 24
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
@@ -137,9 +139,21 @@ class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
     # by what their own package taught and by what a tool declares for them, not by the habits
     # learned from the root package's files.
     packages: tuple[str, ...] = ()
+    # Globs (from the root) of the files the project's own linters leave alone (ToolConfigs.excluded):
+    # not the project's code for style, as if `.codereview.yml` ignored them.
+    excluded: tuple[str, ...] = ()
     config: RepoConfig = msgspec.field(default_factory=RepoConfig)
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     schema: int = MODEL_SCHEMA_VERSION
+
+    def ignores(self, path: str) -> bool:
+        """Whether ``path`` is neither learned from nor reviewed: ``.codereview.yml`` ignores it or
+        the project's linters exclude it."""
+        return self.config.is_ignored(path) or excluded(path, self.excluded)
+
+
+def excluded(path: str, globs: Sequence[str]) -> bool:
+    return any(path_glob(g).match(path) for g in globs)
 
 
 def wilson_upper(support: int, count: int) -> float:

@@ -32,6 +32,7 @@ from services.analyzer.engine.conventions import (
     Convention,
     ConventionModel,
     Scope,
+    excluded,
 )
 from services.analyzer.engine.dependencies import layering, new_libraries
 from services.analyzer.engine.formatting import LENGTH
@@ -68,11 +69,13 @@ def learn(
     """
     cfg = parse_config(config) if isinstance(config, str) else (config or RepoConfig())
     th = cfg.apply_thresholds(thresholds or DEFAULT_THRESHOLDS)
-    kept = [f for f in files if not f.skipped and not cfg.is_ignored(f.path)]
+    every = list(files)
+    tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
+    lint_excluded = excluded_globs(tools, every)
+    ignored = {f.path for f in every if cfg.is_ignored(f.path) or excluded(f.path, lint_excluded)}
+    kept = [f for f in every if not f.skipped and f.path not in ignored]
     explicit = domains is not None
     dom_map = {f.path: (domains or {}).get(f.path, "") if explicit else default_domain(f.path) for f in kept}
-    ignored = {f.path for f in files if cfg.is_ignored(f.path)}
-    tools = read(tool_configs) if isinstance(tool_configs, Mapping) else tool_configs
     packages = frozenset(tools.packages) if tools is not None else frozenset()
     inp = LearnInput(
         files=kept,
@@ -119,9 +122,22 @@ def learn(
         stubs=typing_family.stub_paths(kept),
         declared_libraries=tuple(sorted(tools.libraries)) if tools is not None else (),
         packages=tuple(sorted(packages)),
+        excluded=lint_excluded,
         config=cfg,
         thresholds=th,
     )
+
+
+def excluded_globs(tools: ToolConfigs | None, files: list[FileFacts]) -> tuple[str, ...]:
+    """The globs of the files the project's linters leave alone (``ToolConfigs.excluded``), less
+    any naming most of the source files: a linter pointed away from most of the code (a codespell
+    ``skip`` of ``*.py`` for a docs-only spell check) says where it is run, not that the code is
+    someone else's."""
+    if tools is None or not tools.excluded:
+        return ()
+    sources = [f.path for f in files if not f.skipped and f.language]
+    kept = [g for g in sorted(tools.excluded) if 2 * sum(excluded(p, (g,)) for p in sources) <= len(sources)]
+    return tuple(kept)
 
 
 def _directory_domains(dom_map: dict[str, str]) -> dict[str, str]:

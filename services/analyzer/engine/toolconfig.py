@@ -64,6 +64,9 @@ BIOME_FILES = ("biome.json", "biome.jsonc")
 # darker, flake8 on named paths) and which files Prettier is told to leave alone.
 PRE_COMMIT = ".pre-commit-config.yaml"
 PRETTIER_IGNORE = ".prettierignore"
+# Linters' ignore files (gitignore syntax): the files listed are not linted at all.
+LINT_IGNORE_FILES = (".eslintignore", ".jshintignore")
+CODESPELL_RC = ".codespellrc"
 PACKAGE_JSON = "package.json"
 JS_MODULE_CONFIGS = (
     ".prettierrc.js",
@@ -131,6 +134,12 @@ class ToolConfigs:
     # Directories below the root holding a package of their own (``package_root``): a monorepo's
     # packages, a docs site, a benchmark harness with its own package.json.
     packages: set[str] = field(default_factory=set)
+    # Globs (gitignore flavour, from the repository root) of the files the project's own linters
+    # are told to leave alone, each with where it is said: ESLint's and JSHint's ignore files,
+    # ruff's and flake8's ``exclude``, isort's ``skip``, codespell's ``skip``, pylint's ``ignore``.
+    # Such a file is not the project's code for style (mkdocs' verbatim copy of an upstream
+    # release, a test suite's data): it is neither reviewed for conventions nor learned from.
+    excluded: dict[str, str] = field(default_factory=dict)
 
     @property
     def files(self) -> list[str]:
@@ -188,20 +197,24 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
             if name == PYPROJECT:
                 doc = tomllib.loads(text)
                 out.tools += _pyproject(path, doc)
+                _pyproject_excluded(out, path, doc)
                 if isinstance(doc.get("tool"), dict) and "darker" in doc["tool"]:
                     runs.darker.add(posixpath.dirname(path))
                 if not fixture(path):
                     out.libraries.update(_python_requirements(doc))
                     if package_root(path, doc):
                         out.packages.add(posixpath.dirname(path))
-            elif name in INI_FILES:
-                out.tools += _ini(path, text)
+            elif name in INI_FILES or name == CODESPELL_RC:
+                out.tools += _ini(path, text) if name in INI_FILES else []
+                _ini_excluded(out, path, text)
                 if name == "tox.ini":
                     _tox_runs(runs, path, text)
             elif name == PRE_COMMIT:
                 _pre_commit_runs(runs, path, yaml.safe_load(text))
             elif name == PRETTIER_IGNORE:
                 runs.prettier_ignored.append((path, _ignore_globs(text)))
+            elif name in LINT_IGNORE_FILES:
+                _exclude(out, path, _ignore_globs(text), "")
             elif name in PRETTIER_FILES:
                 _prettier(out, path, _json_or_yaml(text), f"{name}: ")
             elif name == PACKAGE_JSON:
@@ -214,10 +227,16 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                     _prettier(out, path, doc["prettier"], 'package.json "prettier": ')
                 if isinstance(doc, dict) and isinstance(doc.get("eslintConfig"), dict):
                     out.tools += _eslint(path, doc["eslintConfig"], 'package.json "eslintConfig" ')
+                    _exclude(
+                        out, path, _globs(doc["eslintConfig"].get("ignorePatterns")), "eslintConfig.ignorePatterns"
+                    )
+                if isinstance(doc, dict):
+                    _exclude(out, path, _globs(doc.get("eslintIgnore")), '"eslintIgnore"')
             elif name in ESLINT_FILES:
                 doc = _json_or_yaml(text)
                 if isinstance(doc, dict):
                     out.tools += _eslint(path, doc, f"{name} ")
+                    _exclude(out, path, _globs(doc.get("ignorePatterns")), "ignorePatterns")
             elif name in BIOME_FILES:
                 _biome(out, path, json.loads(_without_jsonc(text)))
             elif name in RUSTFMT_FILES:
@@ -376,6 +395,85 @@ def _ignore_globs(text: str) -> list[str]:
     `**.*` then `!**.js`) cannot be read as a list of exemptions: it exempts nothing."""
     lines = [x.strip() for x in text.splitlines() if x.strip() and not x.strip().startswith("#")]
     return [] if any(x.startswith("!") for x in lines) else lines
+
+
+# --- files the project's linters leave alone -------------------------------------------------------
+
+# The options naming paths a linter does not look at (a formatter's exclusions are read as its
+# settings' exemptions only). Black's are regular expressions, not globs: not read.
+_RUFF_EXCLUDES = ("exclude", "extend-exclude")
+_FLAKE8_EXCLUDES = ("exclude", "extend-exclude", "extend_exclude")
+_PYLINT_MAIN = ("MAIN", "MASTER", "main", "master")
+_ISORT_SKIPS = ("skip", "skip_glob", "extend_skip", "extend_skip_glob", "skip-glob", "extend-skip", "extend-skip-glob")
+
+
+def _exclude(out: ToolConfigs, path: str, globs: list[str], where: str) -> None:
+    """Record ``globs`` (relative to ``path``'s directory; one without a slash names a file or
+    directory at any depth, as gitignore, ruff, flake8 and codespell read it) from the root."""
+    if fixture(path):
+        return  # a test's sample project (tomlkit's tests/examples/pyproject.toml) lints nothing here
+    directory = posixpath.dirname(path)
+    for glob in globs:
+        glob = glob.strip()
+        if glob.startswith("!") or glob.strip("/*.") == "":
+            continue  # a re-inclusion, or a pattern naming everything: not a list of foreign files
+        if directory:
+            anchored = "/" in glob.rstrip("/")
+            glob = posixpath.join(directory, glob.lstrip("/") if anchored else "**/" + glob)
+        out.excluded.setdefault(glob, f"{path} {where}".strip())
+
+
+def _pyproject_excluded(out: ToolConfigs, path: str, doc: Mapping[str, Any]) -> None:
+    tool = doc.get("tool")
+    if not isinstance(tool, dict):
+        return
+    tables: list[tuple[str, tuple[str, ...]]] = [
+        ("ruff", _RUFF_EXCLUDES),
+        ("flake8", _FLAKE8_EXCLUDES),
+        ("isort", _ISORT_SKIPS),
+        ("codespell", ("skip",)),
+    ]
+    ruff = tool.get("ruff")
+    lint = ruff.get("lint") if isinstance(ruff, dict) else None
+    if isinstance(lint, dict):  # files ruff formats but does not lint
+        for key in _RUFF_EXCLUDES:
+            _exclude(out, path, _globs(lint.get(key)), f"[tool.ruff.lint] {key}")
+    for name, keys in tables:
+        table = tool.get(name)
+        if isinstance(table, dict):
+            for key in keys:
+                _exclude(out, path, _globs(table.get(key)), f"[tool.{name}] {key}")
+    pylint = tool.get("pylint")
+    if isinstance(pylint, dict):
+        for section in _PYLINT_MAIN:
+            table = pylint.get(section)
+            if isinstance(table, dict):
+                _exclude(out, path, _globs(table.get("ignore")), f"[tool.pylint.{section}] ignore")
+
+
+def _ini_excluded(out: ToolConfigs, path: str, text: str) -> None:
+    parser = configparser.RawConfigParser(strict=False, inline_comment_prefixes=(" #", " ;"))
+    parser.read_string(text, source=path)
+    name = posixpath.basename(path)
+    sections: list[tuple[str, tuple[str, ...]]] = [
+        ("flake8", _FLAKE8_EXCLUDES),
+        ("pycodestyle", _FLAKE8_EXCLUDES),
+        ("isort", _ISORT_SKIPS),
+        ("tool:isort", _ISORT_SKIPS),
+        ("codespell", ("skip",)),
+        ("tool:codespell", ("skip",)),
+        *((f"pylint.{s}", ("ignore",)) for s in _PYLINT_MAIN),
+    ]
+    if name == ".isort.cfg":
+        sections.append(("settings", _ISORT_SKIPS))
+    if name in (".pylintrc", "pylintrc"):
+        sections += [(s, ("ignore",)) for s in _PYLINT_MAIN]
+    for section, keys in sections:
+        if not parser.has_section(section):
+            continue
+        for key in keys:
+            if parser.has_option(section, key):
+                _exclude(out, path, _globs(parser.get(section, key)), f"[{section}] {key}")
 
 
 def library_key(name: str) -> str:
