@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from services.analyzer.engine import CheckPrefs, Convention, ConventionModel, check, learn
 from services.analyzer.engine.toolconfig import CONFIG_NAMES, ESLINT_FILES, INI_FILES, PRETTIER_FILES, read
 from services.analyzer.engine.toolconfig import LENGTH as LINE_LENGTH
+from services.analyzer.review import Target, with_change_exclusions
 from services.source.extract import extract
 from services.source.facts import FileFacts
 from tests.analyzer.engine_factories import HELD_RAISED
@@ -806,3 +807,15 @@ def test_a_linter_pointed_away_from_most_of_the_code_does_not_disown_it() -> Non
 
     assert model.excluded == ("*.lock",)
     assert model.files == len([f for f in files if not f.skipped])
+
+
+def test_a_change_that_excludes_the_copy_it_adds_is_not_reviewed_on_it() -> None:
+    model = ConventionModel(conventions=[], excluded=("site/themes/**/js/jquery-**.min.js",))
+    before = JSHINTIGNORE.split("\n")[0] + "\n"
+    edit = Target(".jshintignore", "modified", JSHINTIGNORE.encode(), {2}, base=before.encode())
+    copy = Target(f"{SEARCH_DIR}/lunr.zh.js", "added", LUNR_LIKE.format(name="Chinese", code="zh").encode())
+    dropped = Target(".jshintignore", "modified", b"", set(), base=JSHINTIGNORE.encode())
+
+    assert with_change_exclusions(model, [copy]) is model
+    assert with_change_exclusions(model, [edit, copy]).ignores(copy.path)
+    assert with_change_exclusions(model, [dropped]).excluded == ()
