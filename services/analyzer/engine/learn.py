@@ -128,15 +128,32 @@ def learn(
     )
 
 
+# A glob without a directory naming this share of a language's files (at least _MIN_FILES of
+# them) is no exclusion of foreign files.
+_MOST = 0.9
+_MIN_FILES = 5
+
+
 def excluded_globs(tools: ToolConfigs | None, files: list[FileFacts]) -> tuple[str, ...]:
-    """The globs of the files the project's linters leave alone (``ToolConfigs.excluded``), less
-    any naming most of the source files: a linter pointed away from most of the code (a codespell
-    ``skip`` of ``*.py`` for a docs-only spell check) says where it is run, not that the code is
-    someone else's."""
+    """The globs of the files the project's linters leave alone (``ToolConfigs.excluded``), less a
+    name or extension pattern naming nearly all the files of a language: a linter pointed away from
+    the code (a codespell ``skip`` of ``*.py`` for a docs-only spell check) says where it is run,
+    not that the code is someone else's. A glob naming a place is kept however much it holds
+    (mkdocs' JavaScript is mostly its lunr-languages copy; loguru's ruff excludes 99 of its 172
+    Python files, the fixtures its exception rendering is tested on)."""
     if tools is None or not tools.excluded:
         return ()
-    sources = [f.path for f in files if not f.skipped and f.language]
-    kept = [g for g in sorted(tools.excluded) if 2 * sum(excluded(p, (g,)) for p in sources) <= len(sources)]
+    by_language: dict[str, list[str]] = {}
+    for f in files:
+        if not f.skipped and f.language:
+            by_language.setdefault(f.language, []).append(f.path)
+    kept = []
+    for glob in sorted(tools.excluded):
+        if "/" not in glob.rstrip("/"):
+            counts = [(sum(excluded(p, (glob,)) for p in paths), len(paths)) for paths in by_language.values()]
+            if any(total >= _MIN_FILES and hit >= _MOST * total for hit, total in counts):
+                continue
+        kept.append(glob)
     return tuple(kept)
 
 
