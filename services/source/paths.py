@@ -24,7 +24,8 @@ _MINIFIABLE = frozenset({"javascript", "typescript", "tsx", "css", "scss", "html
 # Tools' configuration files whose settings the analyzer reads as declared conventions (by base
 # name). Most have no language of ours: the indexer extracts no facts from them but serves them.
 TOOL_CONFIG_NAMES: frozenset[str] = frozenset(
-    {"pyproject.toml", "setup.cfg", "tox.ini", ".flake8", ".pylintrc", "pylintrc", ".isort.cfg",
+    {"pyproject.toml", "ruff.toml", ".ruff.toml", "setup.cfg", "tox.ini", ".flake8", ".pylintrc", "pylintrc",
+     ".isort.cfg",
      ".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".eslintrc", ".eslintrc.json",
      ".eslintrc.yaml", ".eslintrc.yml", "rustfmt.toml", ".rustfmt.toml", ".clang-format", "_clang-format",
      ".editorconfig", "package.json", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore",

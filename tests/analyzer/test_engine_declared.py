@@ -242,6 +242,21 @@ def test_a_line_long_only_for_a_ty_ignore_pragma_is_not_long() -> None:
     assert len(long_line_findings(model, "app/reports/audit.py", comment)) == 1
 
 
+def test_ruffs_own_file_declares_as_its_pyproject_table_would_and_wins_beside_it() -> None:
+    # A project configuring ruff in ruff.toml (the table at the top level) declares the same as
+    # [tool.ruff]; beside a pyproject.toml, ruff reads ruff.toml and ignores the pyproject's table.
+    files = python_repo(long_lines=False)
+    ruff_toml = 'line-length = 100\n\n[lint]\nselect = ["E", "F", "I"]\n\n[format]\nquote-style = "single"\n'
+    stale = "[tool.ruff]\nline-length = 79\n"
+    model = learn(files, tool_configs={"ruff.toml": ruff_toml, "pyproject.toml": stale})
+
+    assert conv(model, LINE_LENGTH).choice == "100"
+    assert "ruff.toml: line-length = 100" in conv(model, LINE_LENGTH).description
+    assert conv(model, "formatting.quotes").choice == "single"
+    assert long_line_findings(model, "app/reports/audit.py", module_with("# " + "word " * 18 + "end")) == []
+    assert len(long_line_findings(model, "app/reports/audit.py", module_with("# " + "word " * 21 + "end"))) == 1
+
+
 # pytest-mock after its move to ruff: pre-commit runs ruff and ruff format; the [flake8] section
 # left in tox.ini is read by nothing.
 STALE_FLAKE8_TOX = """\

@@ -53,6 +53,9 @@ FORMATTER, LINTER, EDITOR = 0, 1, 2
 # Files read, by base name. JavaScript-module configs (``prettier.config.js``,
 # ``eslint.config.js``) are code: they are listed so the analyzer can say they were not read.
 PYPROJECT = "pyproject.toml"
+# ruff's own files: [tool.ruff]'s table at the top level. Where one sits beside a pyproject.toml,
+# ruff reads it and ignores the pyproject's [tool.ruff] (ruff.toml before .ruff.toml before it).
+RUFF_FILES = ("ruff.toml", ".ruff.toml")
 INI_FILES = ("setup.cfg", "tox.ini", ".flake8", ".pylintrc", "pylintrc", ".isort.cfg")
 PRETTIER_FILES = (".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml")
 ESLINT_FILES = (".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml")
@@ -204,6 +207,10 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                     out.libraries.update(_python_requirements(doc))
                     if package_root(path, doc):
                         out.packages.add(posixpath.dirname(path))
+            elif name in RUFF_FILES:
+                doc = tomllib.loads(text)
+                out.tools += _ruff(path, doc, table="")
+                _pyproject_excluded(out, path, {"tool": {"ruff": doc}})
             elif name in INI_FILES or name == CODESPELL_RC:
                 out.tools += _ini(path, text) if name in INI_FILES else []
                 _ini_excluded(out, path, text)
@@ -247,8 +254,25 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 out.editorconfigs[posixpath.dirname(path)] = _editorconfig(path, text)
         except (ValueError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
             out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
+    _ruff_file_wins(out)
     runs.apply(out)
     return out
+
+
+def _ruff_file_wins(out: ToolConfigs) -> None:
+    """Keep one ruff configuration per directory, the one ruff reads: ruff.toml, then .ruff.toml,
+    then pyproject.toml's [tool.ruff]."""
+    rank = {name: i for i, name in enumerate((*RUFF_FILES, PYPROJECT))}
+    best: dict[str, int] = {}
+    for t in out.tools:
+        if t.tool == "ruff":
+            d, r = posixpath.dirname(t.path), rank.get(posixpath.basename(t.path), len(rank))
+            best[d] = min(best.get(d, r), r)
+    out.tools = [
+        t
+        for t in out.tools
+        if t.tool != "ruff" or rank.get(posixpath.basename(t.path), len(rank)) == best[posixpath.dirname(t.path)]
+    ]
 
 
 # --- how the tools are run: pre-commit hooks, tox commands, Prettier's ignore file ------------------
@@ -633,7 +657,13 @@ def _covers(codes: list[str], code: str) -> bool:
 _PRESERVING: dict[str, Any] = {"quote-style": "preserve"}
 
 
-def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
+def _ruff(path: str, ruff: dict[str, Any], table: str = "tool.ruff") -> list[ToolSettings]:
+    """``table``: where the settings sit, for the evidence ("" in ruff.toml, the top level)."""
+
+    def at(sub: str = "") -> str:  # the table's header and a space; nothing at the top level
+        name = ".".join(part for part in (table, sub) if part)
+        return f"[{name}] " if name else ""
+
     raw_lint, raw_fmt = ruff.get("lint"), ruff.get("format")
     lint: dict[str, Any] = raw_lint if isinstance(raw_lint, dict) else {}
     fmt: dict[str, Any] | None = raw_fmt if isinstance(raw_fmt, dict) else None
@@ -662,26 +692,26 @@ def _ruff(path: str, ruff: dict[str, Any]) -> list[ToolSettings]:
     raw_style = lint.get("pycodestyle", ruff.get("pycodestyle"))
     e501_max = _get(raw_style, "max-line-length", "max_line_length") if isinstance(raw_style, dict) else None
     if e501 and e501_max and _int(e501_max[1]):
-        where = f"[tool.ruff.lint.pycodestyle] {e501_max[0]} = {e501_max[1]}"
+        where = f"{at('lint.pycodestyle')}{e501_max[0]} = {e501_max[1]}"
         s.settings.append(Setting(LENGTH, str(_int(e501_max[1])), where))
     elif got and _int(got[1]) and (fmt is not None or not _covers(ignored, "E501")):
-        s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.ruff] {got[0]} = {got[1]}", code_only))
+        s.settings.append(Setting(LENGTH, str(_int(got[1])), f"{at()}{got[0]} = {got[1]}", code_only))
     elif fmt is not None or e501:
         why = "ruff format" if fmt is not None else "E501 selected"
-        s.settings.append(Setting(LENGTH, "88", f"[tool.ruff] (default line-length 88, {why})", code_only))
+        s.settings.append(Setting(LENGTH, "88", f"{at()}(default line-length 88, {why})", code_only))
     if fmt is not None:
         style = fmt.get("quote-style", "double")
         if style in ("double", "single"):
-            s.settings.append(Setting(QUOTES, style, f"[tool.ruff.format] quote-style = {style!r}"))
+            s.settings.append(Setting(QUOTES, style, f"{at('format')}quote-style = {style!r}"))
         indent = fmt.get("indent-style", "space")
         unit = "tab" if indent == "tab" else "space"
-        s.settings.append(Setting(UNIT, unit, f"[tool.ruff.format] indent-style = {indent!r}"))
+        s.settings.append(Setting(UNIT, unit, f"{at('format')}indent-style = {indent!r}"))
         width = _int(ruff.get("indent-width", 4))
         if indent != "tab" and width:
-            s.settings.append(Setting(WIDTH, str(width), f"[tool.ruff] indent-width = {width}"))
-        s.settings.append(Setting(TRAILING, "none", "[tool.ruff.format] (ruff format strips trailing whitespace)"))
+            s.settings.append(Setting(WIDTH, str(width), f"{at()}indent-width = {width}"))
+        s.settings.append(Setting(TRAILING, "none", f"{at('format')}(ruff format strips trailing whitespace)"))
     if _covers(selected, "I001") and not _covers(ignored, "I001"):
-        s.settings.append(Setting(IMPORT_ORDER, "ordered", "[tool.ruff] (rule I001 selected)"))
+        s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{at()}(rule I001 selected)"))
     per_file = option("per-file-ignores")
     if isinstance(per_file, dict):
         for glob, codes in sorted(per_file.items()):
