@@ -20,6 +20,7 @@ from services.analyzer.engine.learn_inputs import (
     merge,
     scoped_conventions,
 )
+from services.analyzer.engine.thresholds import LOOSE
 from services.source.facts import FileFacts
 from services.source.naming import (
     CAMEL,
@@ -115,7 +116,22 @@ def dictated(f: FileFacts) -> frozenset[tuple[str, str]]:
         out.update(
             ("function", i.name) for i in f.identifiers if i.role == "function" and case_style(i.name) in _CLASS_LIKE
         )
+    if f.language == "python":
+        # A name the module imports under its own name and binds again is that import's name: the
+        # fallback where the import fails (tqdm's ``except ImportError: _Rolling_and_Expanding =
+        # None`` after importing it from pandas, or a ``def`` standing in for the imported function)
+        # must keep it for the code that uses it. An alias (``import x as y``) is the author's.
+        imported = {
+            name
+            for imp in f.imports
+            for k, name in enumerate(imp.names)
+            if name and name != "*" and (not imp.aliases or imp.aliases[k] == name)
+        }
+        out.update((i.role, i.name) for i in f.identifiers if i.name in imported and i.role in _REBOUND_ROLES)
     return frozenset(out)
+
+
+_REBOUND_ROLES = frozenset({"function", "class", "constant", "variable"})
 
 
 # Imported bases that give a class a kind (generic, protocol, abstract, record, enumeration) but no
@@ -219,6 +235,22 @@ def _judged(name: str, role: str = "") -> str | None:
 def file_stem(path: str) -> str:
     base = posixpath.basename(path)
     return base.split(".", 1)[0] if not base.startswith(".") else ""
+
+
+# The roles whose strict level needs a name that starts with a lowercase letter (after leading
+# underscores). A capitalised or ALL_CAPS function, method or variable, or a capitalised class whose
+# suffix leaves PascalCase, is a deliberate name often enough that maintainers reject the comment:
+# a factory named like the class it stands for (``def RLock()``, a test's ``FakeEvent()``), a mode
+# function doubling as a sentinel (``AUTO``, ``FILL``), a constant, a test-matrix hook (``D``), a
+# version in a class name (``ProcessArgs3_9``). Those stay findings at the loose level; a
+# lowercase-first name in the wrong case (``logLevel`` among snake_case names, a test class
+# ``testStripTags`` among PascalCase ones) is a slip and stays strict.
+_LOWER_FIRST_ROLES = frozenset({"function", "method", "variable", "class"})
+
+
+def deliberate_capitals(role: str, name: str) -> bool:
+    """Whether a name breaking the convention of ``role`` is capitalised, and so held loose."""
+    return role in _LOWER_FIRST_ROLES and not name.lstrip("_")[:1].islower()
 
 
 # A file breaking a naming convention this often, for at least half its names of that kind, gets
@@ -516,6 +548,7 @@ def check(fc: FileCheck) -> None:
                 suggestion=fixed,
                 key=name,
                 detail={"name": name, "style": style, **({"file_names": len(breaks)} if habit else {})},
+                at_most=LOOSE if deliberate_capitals(role, name) else "",
             )
     stem = file_stem(fc.path)
     if stem and not _LOCALE_FILE.match(stem):
