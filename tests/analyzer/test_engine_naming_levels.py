@@ -7,8 +7,9 @@ module imports and binds again (a fallback where the import fails) is the import
 
 from __future__ import annotations
 
-from services.analyzer.engine import CheckPrefs, Finding
-from tests.analyzer.engine_factories import client_repository, learn_sources, review_source
+from services.analyzer.engine import CheckPrefs, ConventionModel, Finding, check, learn
+from services.source.facts import FileFacts
+from tests.analyzer.engine_factories import HELD_RAISED, client_repository, learn_sources, py_file, review_source
 
 LOOSE_PREFS = CheckPrefs(level="loose")
 
@@ -24,13 +25,18 @@ def _repository() -> dict[str, str]:
     return files
 
 
-def _naming(findings: list[Finding]) -> list[tuple[str, int, str]]:
+Found = list[tuple[str, int, str]]
+
+
+def _naming(findings: list[Finding]) -> Found:
     return [(f.rule, f.start_line, f.level) for f in findings if f.rule.startswith("naming.")]
 
 
-def _both(model: object, path: str, text: str) -> tuple[list[tuple[str, int, str]], list[tuple[str, int, str]]]:
-    strict = _naming(review_source(model, path, text))  # type: ignore[arg-type]
-    loose = _naming(review_source(model, path, text, prefs=LOOSE_PREFS))  # type: ignore[arg-type]
+def _both(
+    model: ConventionModel, path: str, text: str
+) -> tuple[list[tuple[str, int, str]], list[tuple[str, int, str]]]:
+    strict = _naming(review_source(model, path, text))
+    loose = _naming(review_source(model, path, text, prefs=LOOSE_PREFS))
     return strict, loose
 
 
@@ -147,3 +153,18 @@ def test_a_fallback_binding_keeps_the_name_it_imports() -> None:
     strict, loose = _both(model, "acme/clients/optional.py", text)
     assert strict == [("naming.case.variable", 17, "strict")]
     assert loose == strict
+
+
+def test_a_files_naming_habit_is_strict_when_one_of_its_names_starts_lowercase() -> None:
+    files = [py_file(f"app/m{i}.py", functions=[(f"load_item_{i}", 1), (f"save_item_{i}", 10)]) for i in range(15)]
+    model = learn(files, thresholds=HELD_RAISED)
+    legacy = py_file("app/legacy.py", functions=[("GetOption", 1), ("SetOption", 10), ("Load", 20), ("save", 30)])
+    mixed = py_file("app/mixed.py", functions=[("GetOption", 1), ("setOption", 10), ("Load", 20), ("save", 30)])
+
+    def naming(facts: FileFacts, prefs: CheckPrefs | None = None) -> list[tuple[int, str, str | None]]:
+        found = check(facts, "x = 1\n" * 40, model, prefs=prefs)
+        return [(f.start_line, f.level, f.suggestion) for f in found if f.rule == "naming.case.function"]
+
+    assert naming(legacy) == []
+    assert naming(legacy, LOOSE_PREFS) == [(1, "loose", "get_option")]
+    assert naming(mixed) == [(10, "strict", "set_option")]

@@ -535,7 +535,10 @@ def check(fc: FileCheck) -> None:
         # A file that keeps a style of its own for a kind of name (a legacy API, names mirroring
         # a foreign one) gets one finding saying so, not one per name.
         habit = len(breaks) >= _FILE_HABIT_MIN and len(breaks) * 2 >= judged[role]
-        for line, name, style in breaks[:1] if habit else breaks:
+        # The habit's one finding names a lowercase-first break when there is one: it keeps the
+        # strict level a capitalised name alone would not.
+        shown = [next((b for b in breaks if not deliberate_capitals(role, b[1])), breaks[0])] if habit else breaks
+        for line, name, style in shown:
             fixed = convert(name, conv.choice, acronyms)
             message = f"{label} `{name}` is {style}, but {conv.description}; rename to `{fixed}`"
             if habit:
