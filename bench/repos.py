@@ -15,6 +15,8 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
+from services.source.paths import SETUP_PY, is_requirements
+
 CORPORA = Path(__file__).resolve().parent / "corpora.toml"
 DEFAULT_ROOT = "/work/.mirror"
 SOURCE_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".tsx")
@@ -99,7 +101,14 @@ def wanted_path(path: str) -> bool:
 
 
 def is_config(path: str) -> bool:
-    return path.rsplit("/", 1)[-1] in CONFIG_NAMES and not (_SKIP_DIRS & set(path.split("/")[:-1]))
+    name = path.rsplit("/", 1)[-1]
+    return (name in CONFIG_NAMES or is_requirements(path)) and not (_SKIP_DIRS & set(path.split("/")[:-1]))
+
+
+def read_as_config(path: str) -> bool:
+    """A configuration file, or a source file also read for what it declares (setup.py's
+    dependencies): the analyzer is given its text as a tool configuration too."""
+    return is_config(path) or (path.rsplit("/", 1)[-1] == SETUP_PY and wanted_path(path))
 
 
 def tree(git_dir: Path, commit: str, configs: bool = False) -> dict[str, str]:

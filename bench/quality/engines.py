@@ -137,10 +137,10 @@ class LocalEngine:
         return hit
 
     def learn(self, name: str, files: dict[str, bytes]) -> Any:
-        from bench.repos import is_config
+        from bench.repos import is_config, read_as_config
 
         facts = {p: self._extract(p, d) for p, d in files.items() if not is_config(p)}
-        configs = {p: d for p, d in files.items() if is_config(p)}
+        configs = {p: d for p, d in files.items() if read_as_config(p)}
         return learn_as_analyzer(facts, configs=configs, repository=name, thresholds=self.thresholds)
 
     def analyze(self, model: Any, path: str, data: bytes) -> list[F]:

@@ -140,6 +140,10 @@ def replay(
                 facts = {}
                 configs = {}
                 for path, sha in tree.items():
+                    if repos.read_as_config(path) and not repos.is_config(path):
+                        data = blobs.get(sha)  # setup.py: source, and a manifest too
+                        if data is not None:
+                            configs[path] = data
                     if repos.is_config(path):
                         data = blobs.get(sha)
                         if data is not None:

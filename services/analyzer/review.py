@@ -97,6 +97,7 @@ def review(
     whole change (``cap_change``) unless ``cap`` is False (the caller filters further first)."""
     out = Outcome()
     model = with_change_exclusions(with_change_packages(with_change_stubs(model, targets), targets), targets)
+    model = with_change_libraries(model, targets)
     check_prefs = prefs.check_prefs(model.config.level)
     whole = msgspec.structs.replace(check_prefs, max_per_rule=1 << 30)  # for pairing: nothing capped
     with_base = any(t.base is not None for t in targets)
@@ -221,6 +222,31 @@ def with_change_packages(model: ConventionModel, targets: list[Target]) -> Conve
     if packages == set(model.packages):
         return model
     return msgspec.structs.replace(model, packages=tuple(sorted(packages)))
+
+
+def with_change_libraries(model: ConventionModel, targets: list[Target]) -> ConventionModel:
+    """The model with the dependencies as the change's manifests leave them: a library the change
+    declares (setup.py's ``install_requires``, a pyproject extra, a local pre-commit hook's
+    ``additional_dependencies``, a requirements file beside the new docker app that imports it) is
+    no new dependency of the files it declares it for."""
+    libraries = set(model.declared_libraries)
+    scopes = {d: set(libs) for d, libs in model.declared_scopes.items()}
+    for t in targets:
+        if t.status == "deleted" or t.data is None or not is_tool_config(t.path):
+            continue
+        read = toolconfig.read({t.path: text_of(t.data)})
+        libraries |= read.libraries
+        for directory, libs in read.scoped_libraries.items():
+            scopes.setdefault(directory, set()).update(libs)
+    if libraries == set(model.declared_libraries) and scopes == {
+        d: set(libs) for d, libs in model.declared_scopes.items()
+    }:
+        return model
+    return msgspec.structs.replace(
+        model,
+        declared_libraries=tuple(sorted(libraries)),
+        declared_scopes={d: tuple(sorted(libs)) for d, libs in sorted(scopes.items())},
+    )
 
 
 def with_change_exclusions(model: ConventionModel, targets: list[Target]) -> ConventionModel:

@@ -29,12 +29,25 @@ TOOL_CONFIG_NAMES: frozenset[str] = frozenset(
      ".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".eslintrc", ".eslintrc.json",
      ".eslintrc.yaml", ".eslintrc.yml", "rustfmt.toml", ".rustfmt.toml", ".clang-format", "_clang-format",
      ".editorconfig", "package.json", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore",
-     ".eslintignore", ".jshintignore", ".codespellrc"}
+     ".eslintignore", ".jshintignore", ".codespellrc", "setup.py"}
 )  # fmt: skip
+# setup.py is Python source too; it is read besides for the dependencies it declares.
+SETUP_PY = "setup.py"
+# pip requirements files (``requirements.txt``, ``test-requirements.txt``, ``requirements/dev.txt``):
+# the libraries their directory's code is run with.
+_REQUIREMENTS = re.compile(r"^[\w.-]*requirements[\w.-]*\.(?:txt|in)$")
+
+
+def is_requirements(path: str) -> bool:
+    parts = path.split("/")
+    name = parts[-1]
+    return bool(_REQUIREMENTS.match(name)) or (
+        len(parts) > 1 and parts[-2] == "requirements" and name.endswith((".txt", ".in"))
+    )
 
 
 def is_tool_config(path: str) -> bool:
-    return path.rsplit("/", 1)[-1] in TOOL_CONFIG_NAMES
+    return path.rsplit("/", 1)[-1] in TOOL_CONFIG_NAMES or is_requirements(path)
 
 
 # `test-d` and `*.test-d.ts` hold tsd's type tests (execa, ky, chalk).

@@ -709,3 +709,36 @@ def test_a_header_prepended_to_a_misplaced_test_leaves_its_placement_old() -> No
     assert _placement(_review(moved, model=model).findings) == [
         ("acme/render/test_render.py", "structure.tests.placement")
     ]
+
+
+def test_a_library_the_changes_manifests_declare_is_no_new_dependency() -> None:
+    # Python-Markdown adds importlib-metadata (for old interpreters) to setup.py's install_requires
+    # in the commit whose util.py imports it; trio's commit adds a local pre-commit hook whose
+    # environment (pyyaml) runs the new script importing yaml; gunicorn's adds docker test apps each
+    # with the requirements.txt its container installs. An undeclared import is still new.
+    module = "import os\n\n\ndef where(path):\n    return os.path.join(path, 'x')\n"
+    files = [extract(f"markdown/m{i}.py", module.encode()) for i in range(30)]
+    model = learn(resolve_imports(files), thresholds=HELD_RAISED)
+    setup = "from setuptools import setup\n\nsetup(name='m', install_requires=[%s])\n"
+    manifest = _modified("setup.py", setup % "", setup % "\"importlib-metadata>=4.4;python_version<'3.10'\"")
+    util = _modified("markdown/m3.py", module, module + "\nimport importlib_metadata\nimport plumbum\n")
+    found = [f.anchor for f in _review(util, model=model).findings if f.rule == "dependencies.library.new"]
+    assert found == ["importlib_metadata", "plumbum"]
+    found = [f.anchor for f in _review(util, manifest, model=model).findings if f.rule == "dependencies.library.new"]
+    assert found == ["plumbum"]
+
+    hook = (
+        "repos:\n  - repo: local\n    hooks:\n      - id: sync\n        name: sync\n        language: python\n"
+        "        entry: python markdown/_tools/sync.py\n        additional_dependencies: [pyyaml]\n"
+    )
+    script = "from yaml import load\n\n\ndef read(text):\n    return load(text)\n"
+    sync = Target("markdown/_tools/sync.py", "added", script.encode(), set(range(1, 6)))
+    assert [f.anchor for f in _review(sync, model=model).findings] == ["yaml"]
+    config = Target(".pre-commit-config.yaml", "added", hook.encode(), set(range(1, 9)))
+    assert _review(sync, config, model=model).findings == []
+
+    app = "import blacksheep\nimport channels\n\n\nAPP = blacksheep.Application(channels)\n"
+    app_target = Target("tests/docker/compat/blacksheep_app/app.py", "added", app.encode(), set(range(1, 6)))
+    requirements = Target("tests/docker/compat/blacksheep_app/requirements.txt", "added", b"blacksheep>=2.0\n", {1})
+    found = [f.anchor for f in _review(app_target, requirements, model=model).findings]
+    assert found == ["channels"]

@@ -303,3 +303,109 @@ def test_automation_and_the_packages_tests_build_are_not_held_to_the_projects_li
     assert [f.rule for f in check(backend, "import flit_core\n", model) if f.rule == RULE] == []
     test = py_file("tests/test_manylinux.py", imports=[imp("dill", 1, group="third_party")])
     assert [f.start_line for f in check(test, "import dill\n", model) if f.rule == RULE] == [1]
+
+
+def _py_repo(package: str = "pkg", n: int = 30) -> list[FileFacts]:
+    return [py_file(f"{package}/m{i}.py", imports=[imp("os", 1)]) for i in range(n)]
+
+
+def test_setup_py_literal_requirements_are_declarations() -> None:
+    """Python-Markdown's setup.py lists ``importlib-metadata`` for old interpreters in
+    ``install_requires`` (a marker) and its test tools in ``extras_require``, read with ``ast``
+    (a name bound to a literal list too), never run; an undeclared library is still new."""
+    from services.analyzer.engine.toolconfig import setup_py_requirements
+
+    setup_py = (
+        "import os\nfrom setuptools import setup\n\n"
+        "TESTING = ['coverage', 'pyyaml']\n\n"
+        "setup(\n    name='Markdown',\n    version=os.environ.get('V', '3.0'),\n"
+        "    install_requires=[\"importlib-metadata>=4.4;python_version<'3.10'\"],\n"
+        "    extras_require={'testing': TESTING, 'docs': ['mkdocs>=1.0']},\n)\n"
+    )
+    assert setup_py_requirements(setup_py) == {"importlib_metadata", "coverage", "pyyaml", "mkdocs"}
+    assert setup_py_requirements("from setuptools import setup\nsetup(install_requires=deps())\n") == set()
+    model = learn(_py_repo("markdown"), tool_configs={"setup.py": setup_py}, thresholds=HELD_RAISED)
+    imports = [imp("importlib_metadata", 1, group="third_party"), imp("yaml", 2, group="third_party")]
+    imports.append(imp("plumbum", 3, group="third_party"))
+    found = check(py_file("markdown/util.py", imports=imports), "import x\n" * 5, model)
+    # yaml is the import name of the declared pyyaml (the job table knows it by that name).
+    assert [(f.rule, f.start_line) for f in found] == [(RULE, 3)]
+
+
+def test_a_namespace_distribution_and_a_tools_own_scope_are_declared_by_their_names() -> None:
+    """urllib3 declares ``backports.zstd`` and imports ``from backports import zstd``; uuid's
+    eslint.config.cjs requires ``@eslint/js``, which comes with the ``eslint`` it declares."""
+    from services.analyzer.engine.dependencies import declares
+
+    assert declares({"backports_zstd"}, "python", "backports", ["backports", "backports.zstd"])
+    assert not declares({"backports_zstd"}, "python", "backports", ["backports", "backports.tarfile"])
+    assert declares({"eslint"}, "javascript", "@eslint/js")
+    assert not declares({"eslint"}, "javascript", "@babel/core")
+    pyproject = '[project]\nname = "urllib3"\ndependencies = []\n[project.optional-dependencies]\n'
+    pyproject += "zstd = [\"backports.zstd>=1.0.0; python_version<'3.14'\"]\n"
+    model = learn(_py_repo("src/urllib3"), tool_configs={"pyproject.toml": pyproject}, thresholds=HELD_RAISED)
+    zstd = Import(module="backports", names=("zstd",), line=1, group="third_party")
+    tarfile = Import(module="backports", names=("tarfile",), line=1, group="third_party")
+    assert [f for f in check(py_file("test/test_response.py", imports=[zstd]), "x\n", model) if f.rule == RULE] == []
+    found = check(py_file("test/test_response.py", imports=[tarfile]), "x\n", model)
+    assert [f.start_line for f in found if f.rule == RULE] == [1]
+
+
+def test_a_directory_with_its_own_requirements_declares_what_its_files_import() -> None:
+    """gunicorn's docker framework-compat suite: each app directory under ``frameworks/`` has a
+    requirements.txt (and Dockerfile) installing the framework its app.py imports, and the suite's
+    conftest.py the client libraries its own requirements.txt lists. Elsewhere they are new."""
+    from services.analyzer.engine.toolconfig import read
+
+    suite = "tests/docker/compat"
+    configs = {
+        "requirements.txt": "-r requirements/base.txt\nsphinx  # docs\n",
+        f"{suite}/requirements.txt": "# suite\npytest>=8.0.0\nwebsockets>=12.0\nhttpx>=0.27.0\n",
+        f"{suite}/frameworks/django_app/requirements.txt": "Django>=5.0\nchannels>=4.0.0\nuvloop>=0.19.0\n",
+        "requirements/dev.txt": "-e .\ntox\n",
+    }
+    tools = read(configs)
+    assert tools.libraries == {"sphinx", "tox"}
+    assert tools.scoped_libraries[f"{suite}/frameworks/django_app"] == {"django", "channels", "uvloop"}
+    model = learn(_py_repo("gunicorn"), tool_configs=configs, thresholds=HELD_RAISED)
+
+    def new(path: str, *libs: str) -> list[str]:
+        facts = py_file(path, imports=[imp(lib, i + 1, group="third_party") for i, lib in enumerate(libs)])
+        return [f.anchor for f in check(facts, "x\n" * 5, model) if f.rule == RULE]
+
+    assert new(f"{suite}/conftest.py", "websockets", "channels") == ["channels"]
+    assert new(f"{suite}/frameworks/django_app/asgi.py", "channels", "websockets", "blacksheep") == ["blacksheep"]
+    assert new("gunicorn/workers/new.py", "websockets") == ["websockets"]
+
+
+def test_a_fixture_package_declared_by_its_pyproject_declares_its_build_dependency() -> None:
+    """pip-tools' ``tests/test_data/packages/small_fake_with_build_deps/``: its pyproject.toml's
+    [build-system] requires the fake build dependency that its in-tree backend imports (no
+    setup.py in the model to mark the directory); the project's own code still may not."""
+    fake = "tests/test_data/packages/small_fake_with_build_deps"
+    manifest = (
+        '[build-system]\nrequires = ["setuptools==68.1.2", "wheel", "fake_static_build_dep"]\n'
+        'build-backend = "backend"\nbackend-path = ["backend"]\n'
+    )
+    model = learn(_py_repo("piptools"), tool_configs={f"{fake}/pyproject.toml": manifest}, thresholds=HELD_RAISED)
+    assert model.declared_libraries == ()
+    backend = py_file(f"{fake}/backend/backend.py", imports=[imp("fake_static_build_dep", 5, group="third_party")])
+    assert [f for f in check(backend, "x\n" * 5, model) if f.rule == RULE] == []
+    code = py_file("piptools/build.py", imports=[imp("fake_static_build_dep", 5, group="third_party")])
+    assert [f.start_line for f in check(code, "x\n" * 5, model) if f.rule == RULE] == [5]
+
+
+def test_a_local_pre_commit_hook_declares_the_environment_of_the_script_it_runs() -> None:
+    """trio's ``sync-test-requirements`` hook (``repo: local``, ``entry: python
+    src/trio/_tools/sync_requirements.py``) installs pyyaml, which that script imports as yaml;
+    another repository's hook's extra dependencies (a mypy mirror's) declare nothing."""
+    from services.analyzer.engine.toolconfig import read
+
+    config = (
+        "repos:\n  - repo: https://github.com/pre-commit/mirrors-mypy\n    rev: v1.0.0\n    hooks:\n"
+        "      - id: mypy\n        additional_dependencies: [plumbum]\n"
+        "  - repo: local\n    hooks:\n      - id: sync-test-requirements\n        name: sync\n"
+        "        language: python\n        entry: python src/trio/_tools/sync_requirements.py\n"
+        '        pass_filenames: false\n        additional_dependencies: ["pyyaml"]\n'
+    )
+    assert read({".pre-commit-config.yaml": config}).libraries == {"pyyaml"}

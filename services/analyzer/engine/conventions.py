@@ -135,6 +135,9 @@ class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
     # Libraries the project declares as dependencies (toolconfig.library_key of each): never a
     # new dependency nor a competitor of the library settled for its job (anyio's optional trio).
     declared_libraries: tuple[str, ...] = ()
+    # Directory -> libraries a manifest below the root declares for the files under it
+    # (ToolConfigs.scoped_libraries: a docker test app's requirements.txt, a fixture's pyproject).
+    declared_scopes: dict[str, tuple[str, ...]] = {}
     # Directories of the packages below the root (toolconfig.package_root): their files are judged
     # by what their own package taught and by what a tool declares for them, not by the habits
     # learned from the root package's files.

@@ -121,6 +121,9 @@ def learn(
         base_methods=base_methods,
         stubs=typing_family.stub_paths(kept),
         declared_libraries=tuple(sorted(tools.libraries)) if tools is not None else (),
+        declared_scopes={d: tuple(sorted(libs)) for d, libs in sorted(tools.scoped_libraries.items())}
+        if tools is not None
+        else {},
         packages=tuple(sorted(packages)),
         excluded=lint_excluded,
         config=cfg,

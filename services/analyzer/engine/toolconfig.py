@@ -12,6 +12,7 @@ Pure: texts in, settings out. Which file applies to which source file is ``decla
 
 from __future__ import annotations
 
+import ast
 import configparser
 import io
 import json
@@ -27,7 +28,7 @@ import yaml
 from editorconfig.exceptions import ParsingError
 from editorconfig.ini import EditorConfigParser
 
-from services.source.paths import TOOL_CONFIG_NAMES
+from services.source.paths import SETUP_PY, TOOL_CONFIG_NAMES, is_requirements
 
 LENGTH = "formatting.line_length"
 UNIT = "formatting.indent.unit"
@@ -134,6 +135,10 @@ class ToolConfigs:
     # Distributions the project declares it depends on (pyproject.toml, package.json), named as
     # ``library_key`` spells them: a library the project lists is a choice it made.
     libraries: set[str] = field(default_factory=set)
+    # Directory -> libraries a manifest below the root declares for the files under it: a
+    # ``requirements*.txt`` beside a docker test app (what its container installs), a test
+    # fixture package's pyproject.toml or setup.py (what its code, a build backend, imports).
+    scoped_libraries: dict[str, set[str]] = field(default_factory=dict)
     # Directories below the root holding a package of their own (``package_root``): a monorepo's
     # packages, a docs site, a benchmark harness with its own package.json.
     packages: set[str] = field(default_factory=set)
@@ -207,17 +212,28 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                     out.libraries.update(_python_requirements(doc))
                     if package_root(path, doc):
                         out.packages.add(posixpath.dirname(path))
+                _scoped(out, path, _python_requirements(doc) | _build_requirements(doc))
             elif name in RUFF_FILES:
                 doc = tomllib.loads(text)
                 out.tools += _ruff(path, doc, table="")
                 _pyproject_excluded(out, path, {"tool": {"ruff": doc}})
+            elif name == SETUP_PY:
+                libraries = setup_py_requirements(text)
+                if not fixture(path):
+                    out.libraries.update(libraries)
+                _scoped(out, path, libraries)
+            elif is_requirements(path):
+                _requirements_file(out, path, text)
             elif name in INI_FILES or name == CODESPELL_RC:
                 out.tools += _ini(path, text) if name in INI_FILES else []
                 _ini_excluded(out, path, text)
                 if name == "tox.ini":
                     _tox_runs(runs, path, text)
             elif name == PRE_COMMIT:
-                _pre_commit_runs(runs, path, yaml.safe_load(text))
+                doc = yaml.safe_load(text)
+                _pre_commit_runs(runs, path, doc)
+                if not fixture(path):
+                    out.libraries.update(local_hook_dependencies(doc))
             elif name == PRETTIER_IGNORE:
                 runs.prettier_ignored.append((path, _ignore_globs(text)))
             elif name in LINT_IGNORE_FILES:
@@ -230,6 +246,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                     out.libraries.update(_node_dependencies(doc))
                     if package_root(path, doc):
                         out.packages.add(posixpath.dirname(path))
+                _scoped(out, path, _node_dependencies(doc))
                 if isinstance(doc, dict) and "prettier" in doc:
                     _prettier(out, path, doc["prettier"], 'package.json "prettier": ')
                 if isinstance(doc, dict) and isinstance(doc.get("eslintConfig"), dict):
@@ -252,7 +269,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 out.tools += _clang_format(path, text)
             elif name == EDITORCONFIG:
                 out.editorconfigs[posixpath.dirname(path)] = _editorconfig(path, text)
-        except (ValueError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
+        except (ValueError, SyntaxError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
             out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
     _ruff_file_wins(out)
     runs.apply(out)
@@ -556,6 +573,112 @@ def _python_requirements(doc: Mapping[str, Any]) -> set[str]:
             tables += [g.get("dependencies") for g in group.values() if isinstance(g, dict)]
         out.update(library_key(k) for t in tables if isinstance(t, dict) for k in t if k != "python")
     return out
+
+
+def _build_requirements(doc: Mapping[str, Any]) -> set[str]:
+    """[build-system] requires: what an in-tree build backend (``backend-path``) imports."""
+    build = doc.get("build-system")
+    return requirement_keys(build.get("requires")) if isinstance(build, dict) else set()
+
+
+def _scoped(out: ToolConfigs, path: str, libraries: set[str]) -> None:
+    """Record what a manifest below the root declares for the files of its directory."""
+    directory = posixpath.dirname(path)
+    if directory and libraries:
+        out.scoped_libraries.setdefault(directory, set()).update(libraries)
+
+
+def requirements_file_keys(text: str) -> set[str]:
+    """The ``library_key`` of each requirement a pip requirements file lists (options such as
+    ``-r other.txt``, ``-e .`` and URLs are not libraries)."""
+    out: set[str] = set()
+    for raw in text.splitlines():
+        line = raw.split(" #", 1)[0].strip()
+        if not line or line.startswith(("#", "-")) or "://" in line:
+            continue
+        m = _REQUIREMENT_NAME.match(line)
+        if m:
+            out.add(library_key(m.group(1)))
+    return out
+
+
+def _requirements_file(out: ToolConfigs, path: str, text: str) -> None:
+    """A requirements file declares for its directory (``requirements/dev.txt`` for the one above
+    ``requirements/``); at the root, for the project. One under a test directory is a fixture's."""
+    directory = posixpath.dirname(path)
+    if posixpath.basename(directory) == "requirements":
+        directory = posixpath.dirname(directory)
+    libraries = requirements_file_keys(text)
+    if not libraries:
+        return
+    if directory:
+        out.scoped_libraries.setdefault(directory, set()).update(libraries)
+    elif not fixture(path):
+        out.libraries.update(libraries)
+
+
+_SETUP_KEYWORDS = ("install_requires", "extras_require", "tests_require")
+
+
+def setup_py_requirements(text: str) -> set[str]:
+    """The ``library_key`` of each requirement a ``setup.py`` passes to ``setup()`` as a literal
+    (``install_requires``, ``extras_require``, ``tests_require``), directly or through a
+    module-level name bound to a literal; read with ``ast``, never run."""
+    tree = ast.parse(text)
+    bound: dict[str, ast.expr] = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            bound[node.targets[0].id] = node.value
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            bound[node.target.id] = node.value
+    specs: list[Any] = []
+    for call in ast.walk(tree):
+        if not isinstance(call, ast.Call):
+            continue
+        func = call.func
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name != "setup":
+            continue
+        for kw in call.keywords:
+            if kw.arg in _SETUP_KEYWORDS:
+                specs += _literal_strings(kw.value, bound, 0)
+    return requirement_keys(specs)
+
+
+def _literal_strings(node: ast.expr, bound: Mapping[str, ast.expr], depth: int) -> list[str]:
+    """The strings of a literal list, tuple or dict of lists (its values), following module-level
+    names and ``+`` of lists; anything computed contributes nothing."""
+    if depth > 8:
+        return []
+    if isinstance(node, ast.Constant):
+        return [node.value] if isinstance(node.value, str) else []
+    if isinstance(node, ast.Name):
+        target = bound.get(node.id)
+        return _literal_strings(target, bound, depth + 1) if target is not None else []
+    if isinstance(node, ast.List | ast.Tuple | ast.Set):
+        return [s for e in node.elts for s in _literal_strings(e, bound, depth + 1)]
+    if isinstance(node, ast.Dict):
+        return [s for v in node.values for s in _literal_strings(v, bound, depth + 1)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _literal_strings(node.left, bound, depth + 1) + _literal_strings(node.right, bound, depth + 1)
+    return []
+
+
+def local_hook_dependencies(doc: Any) -> set[str]:
+    """The ``additional_dependencies`` of a pre-commit configuration's ``repo: local`` hooks: the
+    environment in which such a hook runs the repository's own script (a ``language: python``
+    hook whose entry is ``python tools/sync.py`` with ``pyyaml``). Another repository's hook
+    installs its own tool, whose extra dependencies say nothing of the project's code."""
+    specs: list[Any] = []
+    repos = doc.get("repos") if isinstance(doc, dict) else None
+    for repo in repos if isinstance(repos, list) else []:
+        if not isinstance(repo, dict) or repo.get("repo") != "local":
+            continue
+        hooks = repo.get("hooks")
+        for hook in hooks if isinstance(hooks, list) else []:
+            if isinstance(hook, dict) and isinstance(hook.get("additional_dependencies"), list):
+                specs += hook["additional_dependencies"]
+    return requirement_keys(specs)
 
 
 def _node_dependencies(doc: Any) -> set[str]:

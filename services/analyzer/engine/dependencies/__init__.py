@@ -6,7 +6,9 @@ chosen its HTTP client, and the first ``import requests`` deserves a question.
 
 from __future__ import annotations
 
+import posixpath
 from collections import Counter
+from collections.abc import Iterable
 
 from services.analyzer.engine.conventions import Convention, Scope, from_counts
 from services.analyzer.engine.dependencies.layering import module_map
@@ -161,10 +163,45 @@ def settled_otherwise(fc: FileCheck, job: str, label: str) -> Convention | None:
     return conv
 
 
-def declared_library(fc: FileCheck, library: str) -> bool:
-    """Whether the project lists ``library`` among its dependencies (pyproject.toml, package.json)."""
-    declared = fc.index.model.declared_libraries
-    return bool(declared) and library_key(library) in declared
+def declared_names(language: str, library: str, modules: Iterable[str] = ()) -> set[str]:
+    """The ``library_key`` names under which a project may declare the library an import belongs
+    to: its own; its distribution's when the job table knows it by another (``yaml`` is
+    ``pyyaml``); for Python, the dotted module's (``from backports import zstd`` is
+    ``backports.zstd``, one distribution of a namespace package); for an npm scope, the package of
+    the scope's name (``@eslint/js`` comes with ``eslint``, which depends on it)."""
+    names = {library_key(library)}
+    names.update(library_key(label) for _, label in classify(language, library))
+    if language == "python":
+        for module in modules:
+            parts = module.split(".")
+            names.update(library_key(".".join(parts[:i])) for i in range(2, len(parts) + 1))
+    elif library.startswith("@") and "/" in library:
+        names.add(library_key(library[1:].split("/", 1)[0]))
+    return names
+
+
+def declares(declared: Iterable[str], language: str, library: str, modules: Iterable[str] = ()) -> bool:
+    keys = declared if isinstance(declared, frozenset | set) else frozenset(declared)
+    return bool(keys) and not keys.isdisjoint(declared_names(language, library, modules))
+
+
+def declared_library(fc: FileCheck, library: str, modules: Iterable[str] = ()) -> bool:
+    """Whether the project lists ``library`` among its dependencies (pyproject.toml, setup.py,
+    package.json, a local pre-commit hook's environment), or a manifest below the root lists it
+    for the directory of the file under check (``ConventionModel.declared_scopes``)."""
+    model = fc.index.model
+    cache: dict[str, frozenset[str]] = fc.index.extra.setdefault("declared_for", {})
+    directory = posixpath.dirname(fc.path)
+    keys = cache.get(directory)
+    if keys is None:
+        scoped = [
+            lib
+            for d, libs in model.declared_scopes.items()
+            if directory == d or directory.startswith(d + "/")
+            for lib in libs
+        ]
+        keys = cache[directory] = frozenset(model.declared_libraries) | frozenset(scoped)
+    return declares(keys, fc.language, library, modules)
 
 
 def check(fc: FileCheck) -> None:

@@ -16,7 +16,7 @@ from collections import Counter
 from collections.abc import Iterable
 
 from services.analyzer.engine.conventions import LANGUAGE, Convention, Scope, make
-from services.analyzer.engine.dependencies import declared_library, local_tops, settled_otherwise, tops_of
+from services.analyzer.engine.dependencies import declared_library, declares, local_tops, settled_otherwise, tops_of
 from services.analyzer.engine.dependencies.libraries import JS_LANGUAGES, classify
 from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import WARNING
@@ -140,7 +140,7 @@ def learn(inp: LearnInput, modules: dict[str, str], declared: frozenset[str] = f
     for language, files in per_file.items():
         counts = users[language]
         introducing = sum(
-            1 for libs in files if any(counts[lib] == 1 and library_key(lib) not in declared for lib in libs)
+            1 for libs in files if any(counts[lib] == 1 and not declares(declared, language, lib) for lib in libs)
         )
         known = sorted(counts, key=lambda lib: (-counts[lib], lib))
         conv = make(
@@ -210,7 +210,13 @@ def check(fc: FileCheck) -> None:
             continue
         if library_key(library) in own:
             continue
-        if declared_library(fc, library):
+        modules = [
+            m
+            for imp in fc.facts.imports
+            if library_of(fc.language, imp, tops) == library
+            for m in (imp.module, *(f"{imp.module}.{n}" for n in imp.names if n and n != "*"))
+        ]
+        if declared_library(fc, library, modules):
             continue  # loguru's tests import pytest_mypy_plugins, which its dev extra lists
         listed = sorted(known)[:_MAX_LISTED]
         uses = (
