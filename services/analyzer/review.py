@@ -31,6 +31,7 @@ from services.analyzer.engine.baseline import narrowed, split
 from services.analyzer.engine.caps import capped, noted
 from services.analyzer.engine.declared import EDITORCONFIG_RULES
 from services.analyzer.engine.dependencies import PREFIX, keep_unless_replaced, replaced_jobs
+from services.analyzer.engine.learn import command_paths
 from services.analyzer.engine.toolconfig import library_key
 from services.analyzer.preferences import Effective
 from services.analyzer.state import LoadedRepo
@@ -98,6 +99,7 @@ def review(
     out = Outcome()
     model = with_change_exclusions(with_change_packages(with_change_stubs(model, targets), targets), targets)
     model = with_change_libraries(model, targets)
+    model = with_change_commands(model, targets)
     check_prefs = prefs.check_prefs(model.config.level)
     whole = msgspec.structs.replace(check_prefs, max_per_rule=1 << 30)  # for pairing: nothing capped
     with_base = any(t.base is not None for t in targets)
@@ -263,6 +265,23 @@ def with_change_exclusions(model: ConventionModel, targets: list[Target]) -> Con
     if globs == set(model.excluded):
         return model
     return msgspec.structs.replace(model, excluded=tuple(sorted(globs)))
+
+
+def with_change_commands(model: ConventionModel, targets: list[Target]) -> ConventionModel:
+    """The model with the commands as the change leaves them: a console script or pre-commit hook
+    the change declares for a module (gunicorn's new ``gunicornc`` in ``[project.scripts]``, added
+    with its ``ctl/cli.py``) makes that module's prints its output, as one the model knew would."""
+    declared: set[str] = set()
+    for t in targets:
+        if t.status != "deleted" and t.data is not None and is_tool_config(t.path):
+            declared |= toolconfig.read({t.path: text_of(t.data)}).commands
+    if not declared:
+        return model
+    paths = {*model.modules.values(), *(t.path for t in targets if t.status != "deleted")}
+    commands = set(model.commands) | set(command_paths(declared, paths, model.modules))
+    if commands == set(model.commands):
+        return model
+    return msgspec.structs.replace(model, commands=tuple(sorted(commands)))
 
 
 def redeclared_rules(targets: list[Target]) -> frozenset[str]:

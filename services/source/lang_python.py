@@ -582,6 +582,27 @@ def _writes_to_stream(ctx: Ctx, call: Node) -> bool:
     return False
 
 
+# A debug or verbosity level or flag: ``self.debuglevel > 0``, ``if DEBUG:``, ``if verbose:``.
+_DEBUG_TEST = re.compile(r"debug|verbose|verbosity", re.IGNORECASE)
+_DEFINITIONS = frozenset({"function_definition", "class_definition", "lambda"})
+
+
+def _under_debug_test(ctx: Ctx, call: Node) -> bool:
+    """A print in the body of an ``if`` (or ``elif``) testing a debug or verbose level or flag (a
+    backport of http.client's ``if self.debuglevel > 0: print("header:", ...)``): the module's
+    deliberate debug output, off unless asked for."""
+    child, node = call, call.parent
+    while node is not None and node.type not in _DEFINITIONS:
+        if (
+            node.type in ("if_statement", "elif_clause")
+            and child == node.child_by_field_name("consequence")
+            and _DEBUG_TEST.search(ctx.text(node.child_by_field_name("condition")))
+        ):
+            return True
+        child, node = node, node.parent
+    return False
+
+
 def _calls(file: _File) -> None:
     ctx = file.ctx
     rebound: bool | None = None
@@ -593,7 +614,7 @@ def _calls(file: _File) -> None:
                 rebound = _print_rebound(file)
             if rebound:
                 break
-            if parent is not None and _writes_to_stream(ctx, parent):
+            if parent is not None and (_writes_to_stream(ctx, parent) or _under_debug_test(ctx, parent)):
                 continue
             row = node.start_point.row
             ctx.statement("print_call", row, "main" if file.in_main_block(row) else "print")

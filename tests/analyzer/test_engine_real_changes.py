@@ -8,6 +8,7 @@ import textwrap
 
 from services.analyzer.engine import CheckPrefs, ConventionModel, check, learn
 from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, LOOSE, STRICT
+from services.analyzer.review import Target, with_change_commands
 from services.source.extract import extract
 from services.source.imports import resolve_imports
 from tests.analyzer.engine_factories import (
@@ -73,6 +74,136 @@ def test_print_to_a_chosen_stream_is_output_not_a_leftover() -> None:
         ''',
     )
     assert found_rules(findings, "idioms.print") == [("idioms.print", 10)]
+
+
+# A control command's module: what it prints is what the user asked for (gunicorn's gunicornc).
+_CONTROL_CLI = '''
+    """The control client's command line."""
+
+    import json
+
+
+    def show(result: dict, as_json: bool) -> None:
+        """Write a command's result."""
+        if as_json:
+            print(json.dumps(result, indent=2))
+        else:
+            print(result)
+    '''
+
+
+def _learn_with(files: dict[str, str], configs: dict[str, str]) -> ConventionModel:
+    facts = [extract(path, textwrap.dedent(text).encode()) for path, text in files.items()]
+    return learn(resolve_imports(facts), tool_configs=configs, thresholds=HELD_RAISED)
+
+
+def _printed(model: ConventionModel, path: str, text: str) -> list[tuple[str, int]]:
+    return found_rules(review_source(model, path, text), "idioms.print")
+
+
+def test_a_console_script_module_prints_its_output() -> None:
+    files = {**client_repository(), "acme/ctl/__init__.py": '"""Control."""\n', "acme/ctl/cli.py": _CONTROL_CLI}
+    pyproject = '[project]\nname = "acme"\n\n[project.scripts]\nacme = "acme.app:run"\nacmectl = "acme.ctl.cli:main"\n'
+    model = _learn_with(files, {"pyproject.toml": pyproject})
+    assert model.commands == ("acme/ctl/cli.py",)
+    assert _printed(model, "acme/ctl/cli.py", _CONTROL_CLI) == []
+    # The same prints in a module no script runs are leftovers.
+    assert _printed(model, "acme/ctl/client.py", _CONTROL_CLI) == [("idioms.print", 9), ("idioms.print", 11)]
+    # setup.cfg's console_scripts declare the same.
+    setup_cfg = "[options.entry_points]\nconsole_scripts =\n    acmectl = acme.ctl.cli:main\n"
+    assert _learn_with(files, {"setup.cfg": setup_cfg}).commands == ("acme/ctl/cli.py",)
+    # Without a declaration it is a library module like any other.
+    assert _printed(_learn_with(files, {}), "acme/ctl/cli.py", _CONTROL_CLI) == [
+        ("idioms.print", 9),
+        ("idioms.print", 11),
+    ]
+
+
+def test_a_console_script_added_with_its_module_prints_its_output() -> None:
+    # gunicorn's change adds gunicorn/ctl/cli.py and its `gunicornc` line in [project.scripts].
+    model = learn_sources(client_repository())
+    base = '[project]\nname = "acme"\n\n[project.scripts]\nacme = "acme.app:run"\n'
+    head = base + 'acmectl = "acme.ctl.cli:main"\n'
+    pyproject = Target("pyproject.toml", "modified", head.encode(), {6}, base=base.encode())
+    cli = Target("acme/ctl/cli.py", "added", textwrap.dedent(_CONTROL_CLI).lstrip("\n").encode())
+    assert with_change_commands(model, [cli]) is model
+    assert with_change_commands(model, [pyproject, cli]).commands == ("acme/ctl/cli.py",)
+    assert _printed(with_change_commands(model, [pyproject, cli]), cli.path, _CONTROL_CLI) == []
+
+
+def test_a_script_a_pre_commit_hook_runs_prints_its_report() -> None:
+    # trio's sync-test-requirements hook runs `python src/trio/_tools/sync_requirements.py`.
+    script = '''
+        """Keep the test requirements in step with the pre-commit hooks."""
+
+
+        def update(name: str, old: str, new: str) -> bool:
+            """Rewrite one pin."""
+            print("Changed test requirements version to match pre-commit")
+            print(f"{name}=={old} -> {name}=={new}")
+            return True
+        '''
+    files = {**client_repository(), "acme/_tools/sync_pins.py": script}
+    hooks = (
+        "repos:\n  - repo: local\n    hooks:\n      - id: sync-pins\n        name: sync pins\n"
+        "        language: python\n        entry: python acme/_tools/sync_pins.py\n        pass_filenames: false\n"
+    )
+    model = _learn_with(files, {".pre-commit-config.yaml": hooks})
+    assert _printed(model, "acme/_tools/sync_pins.py", script) == []
+    assert _printed(model, "acme/_tools/other.py", script) == [("idioms.print", 6), ("idioms.print", 7)]
+
+
+def test_a_print_under_a_debug_level_test_is_the_modules_debug_output() -> None:
+    # urllib3's _tunnel, copied from http.client: `if self.debuglevel > 0: print("header:", ...)`.
+    model = learn_sources(client_repository())
+    text = '''
+        """Connections."""
+
+
+        class Connection:
+            """A connection through a proxy."""
+
+            debuglevel = 0
+
+            def tunnel(self, lines: list[bytes]) -> None:
+                """Read the proxy's headers."""
+                for line in lines:
+                    if self.debuglevel > 0:
+                        print("header:", line.decode())
+                    elif VERBOSE:
+                        print(line)
+                    else:
+                        print("leftover", line)
+                print("leftover too")
+        '''
+    assert _printed(model, "acme/clients/connection.py", text) == [("idioms.print", 17), ("idioms.print", 18)]
+
+
+def test_a_subcommand_of_a_console_scripts_command_line_prints_its_output() -> None:
+    # mkdocs' `mkdocs` script runs mkdocs/__main__.py, whose get-deps command prints the packages
+    # (commands/get_deps.py) for pip to install.
+    command = '''
+        """List the packages a site needs."""
+
+
+        def get_deps(names: list[str]) -> None:
+            """Print one package a line."""
+            for pkg in sorted(names):
+                print(pkg)
+        '''
+    files = {
+        **client_repository(),
+        "acme/__main__.py": '"""The command line."""\n\n\ndef cli() -> None:\n    """Run."""\n',
+        "acme/commands/__init__.py": '"""Commands."""\n',
+        "acme/commands/get_deps.py": command,
+    }
+    model = _learn_with(
+        files, {"pyproject.toml": '[project]\nname = "acme"\n\n[project.scripts]\nacme = "acme.__main__:cli"\n'}
+    )
+    assert _printed(model, "acme/commands/get_deps.py", command) == []
+    assert _printed(model, "acme/clients/deps.py", command) == [("idioms.print", 7)]
+    # A commands package beside no console script is library code.
+    assert _printed(_learn_with(files, {}), "acme/commands/get_deps.py", command) == [("idioms.print", 7)]
 
 
 def test_a_new_print_in_a_module_that_already_prints_is_its_output() -> None:

@@ -63,7 +63,7 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     left behind by a move to ruff sets no limit, black keeps a type-ignore line whole.
 # 24: files the project's linters exclude (ESLint/JSHint ignore files, ruff/flake8 exclude, isort
 #     and codespell skip, pylint ignore) neither learned from nor reviewed (``excluded``).
-MODEL_SCHEMA_VERSION = 24
+MODEL_SCHEMA_VERSION = 25
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
@@ -145,6 +145,10 @@ class ConventionModel(msgspec.Struct, dict=True, omit_defaults=True):
     # Globs (from the root) of the files the project's own linters leave alone (ToolConfigs.excluded):
     # not the project's code for style, as if `.codereview.yml` ignored them.
     excluded: tuple[str, ...] = ()
+    # Paths of the modules the project runs as commands (ToolConfigs.commands resolved: its console
+    # scripts' modules, the files its pre-commit hooks run, the modules of a ``commands``/``cli``
+    # package beside a console script): their prints are the command's output.
+    commands: tuple[str, ...] = ()
     config: RepoConfig = msgspec.field(default_factory=RepoConfig)
     thresholds: Thresholds = DEFAULT_THRESHOLDS
     schema: int = MODEL_SCHEMA_VERSION

@@ -169,6 +169,10 @@ def _enforced(fc: FileCheck, kind: str) -> Convention | None:
     conv = fc.find(AVOIDED[kind][0])
     if conv is None or conv.choice != "never" or not fc.wants(conv) or not _eligible(fc.facts, kind):
         return None
+    if kind == "print_call" and fc.path in fc.index.model.commands:
+        # A module the project runs as a command (a console script, a pre-commit hook's script, a
+        # subcommand of its command line): what it prints is its output (gunicorn's gunicornc).
+        return None
     return conv
 
 

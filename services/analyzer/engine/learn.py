@@ -126,6 +126,7 @@ def learn(
         else {},
         packages=tuple(sorted(packages)),
         excluded=lint_excluded,
+        commands=command_paths(tools.commands if tools else (), (f.path for f in kept), modules),
         config=cfg,
         thresholds=th,
     )
@@ -158,6 +159,34 @@ def excluded_globs(tools: ToolConfigs | None, files: list[FileFacts]) -> tuple[s
                 continue
         kept.append(glob)
     return tuple(kept)
+
+
+# Packages of a command line's subcommands (mkdocs' ``commands/get_deps.py``, run by the
+# ``mkdocs`` console script from its ``__main__``): each module is a command, its prints its output.
+_COMMAND_PACKAGES = frozenset({"commands", "cli"})
+
+
+def command_paths(commands: Iterable[str], paths: Iterable[str], modules: Mapping[str, str]) -> tuple[str, ...]:
+    """The Python files of ``paths`` the project runs as commands (``ToolConfigs.commands``): a
+    console script's module (by ``modules``, dotted name -> path, or by the path's own dotted
+    name, one directory such as ``src/`` before it), a file a pre-commit hook runs, and the modules of a
+    ``commands``/``cli`` package directly beside a console script's module."""
+    wanted = set(commands)
+    python = sorted(p for p in paths if p.endswith(".py"))
+    if not wanted or not python:
+        return ()
+    known = set(python)
+    found = {modules[c] for c in wanted if modules.get(c) in known} | (wanted & known)
+    for p in python:
+        dotted = p[:-3].removesuffix("/__init__").replace("/", ".")
+        if any(dotted == c or dotted.partition(".")[2] == c for c in wanted if "/" not in c):
+            found.add(p)
+    homes = {posixpath.dirname(p) for p in found}
+    for p in python:
+        parent = posixpath.dirname(p)
+        if posixpath.basename(parent) in _COMMAND_PACKAGES and posixpath.dirname(parent) in homes:
+            found.add(p)
+    return tuple(sorted(found))
 
 
 def _directory_domains(dom_map: dict[str, str]) -> dict[str, str]:

@@ -148,6 +148,10 @@ class ToolConfigs:
     # Such a file is not the project's code for style (mkdocs' verbatim copy of an upstream
     # release, a test suite's data): it is neither reviewed for conventions nor learned from.
     excluded: dict[str, str] = field(default_factory=dict)
+    # What the project runs as a command: the dotted modules of its console scripts (pyproject's
+    # ``[project.scripts]``, setup.cfg's ``console_scripts``) and the files its local pre-commit
+    # hooks run (``entry: python src/pkg/_tools/sync.py``). Their prints are their output.
+    commands: set[str] = field(default_factory=set)
 
     @property
     def files(self) -> list[str]:
@@ -210,6 +214,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                     runs.darker.add(posixpath.dirname(path))
                 if not fixture(path):
                     out.libraries.update(_python_requirements(doc))
+                    out.commands.update(_pyproject_scripts(doc))
                     if package_root(path, doc):
                         out.packages.add(posixpath.dirname(path))
                 _scoped(out, path, _python_requirements(doc) | _build_requirements(doc))
@@ -229,11 +234,14 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 _ini_excluded(out, path, text)
                 if name == "tox.ini":
                     _tox_runs(runs, path, text)
+                if name == "setup.cfg" and not fixture(path):
+                    out.commands.update(_setup_cfg_scripts(text))
             elif name == PRE_COMMIT:
                 doc = yaml.safe_load(text)
                 _pre_commit_runs(runs, path, doc)
                 if not fixture(path):
                     out.libraries.update(local_hook_dependencies(doc))
+                out.commands.update(_hook_scripts(path, doc))
             elif name == PRETTIER_IGNORE:
                 runs.prettier_ignored.append((path, _ignore_globs(text)))
             elif name in LINT_IGNORE_FILES:
@@ -413,6 +421,63 @@ def _pre_commit_runs(runs: _Runs, path: str, doc: Any) -> None:
                 files = hook.get("files")
                 regexes = (str(files),) if isinstance(files, str) and files.strip() else ()
                 runs.invocations.setdefault((directory, hook["id"]), []).append(regexes)
+
+
+def _hook_scripts(path: str, doc: Any) -> set[str]:
+    """The files of the repository a local pre-commit hook runs (``entry: python
+    src/trio/_tools/sync_requirements.py``, ``entry: ./scripts/check.py``, ``entry: python -m
+    pkg.tool``), as paths from the root, or dotted modules for ``-m``."""
+    out: set[str] = set()
+    directory = posixpath.dirname(path)
+    repos = doc.get("repos") if isinstance(doc, dict) else None
+    for repo in repos if isinstance(repos, list) else []:
+        if not isinstance(repo, dict) or repo.get("repo") != "local":
+            continue
+        hooks = repo.get("hooks")
+        for hook in hooks if isinstance(hooks, list) else []:
+            entry = hook.get("entry") if isinstance(hook, dict) else None
+            words = entry.split() if isinstance(entry, str) else []
+            for i, word in enumerate(words):
+                if word.endswith(".py") and not word.startswith("-"):
+                    out.add(posixpath.normpath(posixpath.join(directory, word)))
+                elif word == "-m" and i + 1 < len(words) and _DOTTED.fullmatch(words[i + 1]):
+                    out.add(words[i + 1])
+    return out
+
+
+_DOTTED = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*")
+# A console script's object reference: ``pkg.module:function`` (the module is what runs).
+_ENTRY_POINT = re.compile(r"^\s*[\w.-]+\s*=\s*([A-Za-z_][\w.]*)\s*(?::|$)")
+
+
+def _pyproject_scripts(doc: Mapping[str, Any]) -> set[str]:
+    """The modules of the console scripts a pyproject.toml declares (``[project.scripts]``,
+    ``[project.gui-scripts]``, Poetry's ``[tool.poetry.scripts]``)."""
+    tables = [_table(_table(doc, "project"), "scripts"), _table(_table(doc, "project"), "gui-scripts")]
+    tables.append(_table(_table(_table(doc, "tool"), "poetry"), "scripts"))
+    out: set[str] = set()
+    for table in tables:
+        for value in table.values():
+            ref = value.get("reference") if isinstance(value, dict) else value
+            if isinstance(ref, str):
+                module = ref.split(":", 1)[0].strip()
+                if _DOTTED.fullmatch(module):
+                    out.add(module)
+    return out
+
+
+def _setup_cfg_scripts(text: str) -> set[str]:
+    """The modules of setup.cfg's ``[options.entry_points] console_scripts`` (and gui_scripts)."""
+    parser = configparser.RawConfigParser(strict=False, inline_comment_prefixes=(" #", " ;"))
+    parser.read_string(text)
+    out: set[str] = set()
+    for key in ("console_scripts", "gui_scripts"):
+        if parser.has_option("options.entry_points", key):
+            for line in parser.get("options.entry_points", key).splitlines():
+                m = _ENTRY_POINT.match(line)
+                if m:
+                    out.add(m.group(1))
+    return out
 
 
 # Hooks whose presence decides which declared line length holds: black (or darker instead), the
