@@ -112,6 +112,11 @@ def test_a_console_script_module_prints_its_output() -> None:
     # setup.cfg's console_scripts declare the same.
     setup_cfg = "[options.entry_points]\nconsole_scripts =\n    acmectl = acme.ctl.cli:main\n"
     assert _learn_with(files, {"setup.cfg": setup_cfg}).commands == ("acme/ctl/cli.py",)
+    # And setup.py's entry_points (read with ast, never run).
+    setup_py = (
+        "from setuptools import setup\n\nsetup(entry_points={'console_scripts': ['acmectl=acme.ctl.cli:main']})\n"
+    )
+    assert _learn_with(files, {"setup.py": setup_py}).commands == ("acme/ctl/cli.py",)
     # Without a declaration it is a library module like any other.
     assert _printed(_learn_with(files, {}), "acme/ctl/cli.py", _CONTROL_CLI) == [
         ("idioms.print", 9),

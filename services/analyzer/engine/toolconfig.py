@@ -226,6 +226,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 libraries = setup_py_requirements(text)
                 if not fixture(path):
                     out.libraries.update(libraries)
+                    out.commands.update(setup_py_scripts(text))
                 _scoped(out, path, libraries)
             elif is_requirements(path):
                 _requirements_file(out, path, text)
@@ -708,6 +709,44 @@ def setup_py_requirements(text: str) -> set[str]:
             if kw.arg in _SETUP_KEYWORDS:
                 specs += _literal_strings(kw.value, bound, 0)
     return requirement_keys(specs)
+
+
+def setup_py_scripts(text: str) -> set[str]:
+    """The modules of the console scripts a ``setup.py`` passes to ``setup(entry_points=...)`` as
+    a literal (``{"console_scripts": ["name = pkg.cli:main"]}``, or the same as INI text)."""
+    tree = ast.parse(text)
+    bound = {
+        node.targets[0].id: node.value
+        for node in tree.body
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name)
+    }
+    out: set[str] = set()
+    for call in ast.walk(tree):
+        func = call.func if isinstance(call, ast.Call) else None
+        name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        if name != "setup" or not isinstance(call, ast.Call):
+            continue
+        for kw in call.keywords:
+            value = bound.get(kw.value.id, kw.value) if isinstance(kw.value, ast.Name) else kw.value
+            if kw.arg != "entry_points":
+                continue
+            if isinstance(value, ast.Dict):
+                entries = [
+                    s
+                    for k, v in zip(value.keys, value.values, strict=True)
+                    if isinstance(k, ast.Constant) and k.value in ("console_scripts", "gui_scripts")
+                    for s in _literal_strings(v, bound, 0)
+                ]
+            elif isinstance(value, ast.Constant) and isinstance(value.value, str):
+                entries, section = [], ""
+                for line in value.value.splitlines():
+                    section = line.strip()[1:-1].strip() if line.strip().startswith("[") else section
+                    if section in ("console_scripts", "gui_scripts"):
+                        entries.append(line)
+            else:
+                continue
+            out.update(m.group(1) for m in map(_ENTRY_POINT.match, entries) if m)
+    return out
 
 
 def _literal_strings(node: ast.expr, bound: Mapping[str, ast.expr], depth: int) -> list[str]:
