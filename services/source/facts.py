@@ -32,6 +32,7 @@ import msgspec
 # 15: Import.aliases (the names a Python `as` binds); a JavaScript/TypeScript destructuring pattern
 #     binds the values of its renaming pairs, nested patterns and rest elements, in parameters too.
 # 16: a trailing `# ty: ignore` (Astral's type checker) is a pragma: a line long only for it is not long.
+# 17: a print in the body of an `if` testing a debug or verbose level is the module's debug output.
 FACTS_SCHEMA_VERSION = 17
 
 

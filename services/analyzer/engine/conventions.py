@@ -63,7 +63,12 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     left behind by a move to ruff sets no limit, black keeps a type-ignore line whole.
 # 24: files the project's linters exclude (ESLint/JSHint ignore files, ruff/flake8 exclude, isort
 #     and codespell skip, pylint ignore) neither learned from nor reviewed (``excluded``).
-MODEL_SCHEMA_VERSION = 25
+# 25: the modules a project runs as commands (``commands``: console scripts, local pre-commit hooks,
+#     a command package beside a console script's module) print their output.
+# 26: the libraries declared per directory (``declared_scopes``: setup.py, requirements files,
+#     fixture manifests); ruff.toml read; idioms.print, dependencies.library.new and the naming
+#     case rules strict again (earned.py), a capitalised or ALL_CAPS name loose.
+MODEL_SCHEMA_VERSION = 26
 
 REPOSITORY = "repository"
 LANGUAGE = "language"
