@@ -777,12 +777,11 @@ def test_a_file_the_projects_linters_exclude_is_neither_reviewed_nor_learned_fro
     assert "formatting.final_newline" in rules(excluding, f"{SEARCH_DIR}/loader.js", copied)
 
 
-def test_each_linters_exclusions_are_read_from_its_own_settings() -> None:
+def test_what_the_project_says_is_not_its_own_is_read_from_each_tool() -> None:
     configs = read(
         {
             "pyproject.toml": (
-                '[tool.ruff]\nextend-exclude = ["src/pkg/licenses/_spdx.py"]\n'
-                '[tool.ruff.lint]\nexclude = ["docs/tutorial/*"]\n'
+                '[tool.ruff]\nextend-exclude = ["src/pkg/licenses/_spdx.py"]\n'  # its own, not linted
                 '[tool.isort]\nskip_glob = ["examples/*"]\n'
                 '[tool.codespell]\nskip = "*.po,./tests/data"\n'
                 '[tool.mypy]\nexclude = ["tests/typing/"]\n'  # a type checker: not a linter of style
@@ -799,14 +798,8 @@ def test_each_linters_exclusions_are_read_from_its_own_settings() -> None:
     )
 
     assert configs.excluded == {
-        "src/pkg/licenses/_spdx.py": "pyproject.toml [tool.ruff] extend-exclude",
-        "docs/tutorial/*": "pyproject.toml [tool.ruff.lint] exclude",
-        "examples/*": "pyproject.toml [tool.isort] skip_glob",
         "*.po": "pyproject.toml [tool.codespell] skip",
         "tests/data": "pyproject.toml [tool.codespell] skip",
-        ".git": "setup.cfg [flake8] exclude",
-        "docs/conf.py": "setup.cfg [flake8] exclude",
-        "migrations": ".pylintrc [MAIN] ignore",
         "web/**/dist/": "web/.eslintignore",
         "web/vendor/*.js": "web/.eslintignore",
         "coverage/**": ".eslintrc.json ignorePatterns",
@@ -815,13 +808,25 @@ def test_each_linters_exclusions_are_read_from_its_own_settings() -> None:
     }
 
 
+def test_a_python_linters_exclusion_of_examples_leaves_them_their_learned_habits() -> None:
+    # Issue #24: ruff told to leave `examples/` alone does not make the examples someone else's
+    # code: ruff's own settings do not reach them, the habits learned there still do.
+    files = python_repo(long_lines=False)
+    pyproject = '[tool.ruff]\nline-length = 88\nextend-exclude = ["examples/"]\n\n[tool.ruff.lint]\nselect = ["E"]\n'
+    model = learn(files, tool_configs={"pyproject.toml": pyproject})
+    demo = module_with("def buildReport(rows):\n    return rows")
+
+    assert model.excluded == ()
+    assert "naming.case.function" in {f.rule for f in check(facts_of("examples/demo.py", demo), demo, model)}
+
+
 def test_a_linter_pointed_away_from_the_code_does_not_disown_it() -> None:
     # A spell check run over the docs only (codespell skip = *.py): the code is still the project's.
-    # loguru's ruff excludes most of its files, the fixtures of its exception rendering: they are not.
+    # A glob naming a place is kept however much it holds.
     files = python_repo(long_lines=False)
     configs = {
-        "pyproject.toml": '[tool.codespell]\nskip = "*.py,*.lock"\n',
-        "setup.cfg": "[flake8]\nexclude = app/accounts/*,app/billing/*\n",
+        "pyproject.toml": '[tool.codespell]\nskip = "*.py,*.lock,app/accounts/*,app/billing/*"\n',
+        "setup.cfg": "[flake8]\nexclude = app/reports/*\n",  # a linter's exclusion disowns nothing
     }
     model = learn(files, tool_configs=configs)
 

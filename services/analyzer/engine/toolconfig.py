@@ -142,11 +142,15 @@ class ToolConfigs:
     # Directories below the root holding a package of their own (``package_root``): a monorepo's
     # packages, a docs site, a benchmark harness with its own package.json.
     packages: set[str] = field(default_factory=set)
-    # Globs (gitignore flavour, from the repository root) of the files the project's own linters
-    # are told to leave alone, each with where it is said: ESLint's and JSHint's ignore files,
-    # ruff's and flake8's ``exclude``, isort's ``skip``, codespell's ``skip``, pylint's ``ignore``.
-    # Such a file is not the project's code for style (mkdocs' verbatim copy of an upstream
-    # release, a test suite's data): it is neither reviewed for conventions nor learned from.
+    # Globs (gitignore flavour, from the repository root) of the files the project tells its tools
+    # are not its own, each with where it is said: ESLint's and JSHint's ignore files (and
+    # ``ignorePatterns``, ``eslintIgnore``) and codespell's ``skip``. Such a file is not the
+    # project's code for style (mkdocs' verbatim copy of an upstream release): it is neither
+    # reviewed for conventions nor learned from. A Python linter's ``exclude`` (ruff, flake8,
+    # isort, pylint) is not read so: it names the project's own examples, fixtures and generated
+    # migrations that it chose not to lint, which keep the habits learned for them (issue #24:
+    # a tool's exclusion of `examples/` must not silence what the service learned there); the
+    # tool's own settings do not reach them (``ToolSettings.exempt``).
     excluded: dict[str, str] = field(default_factory=dict)
     # What the project runs as a command: the dotted modules of its console scripts (pyproject's
     # ``[project.scripts]``, setup.cfg's ``console_scripts``) and the files its local pre-commit
@@ -504,14 +508,10 @@ def _ignore_globs(text: str) -> list[str]:
     return [] if any(x.startswith("!") for x in lines) else lines
 
 
-# --- files the project's linters leave alone -------------------------------------------------------
+# --- files the project says are not its own ------------------------------------------------------
 
-# The options naming paths a linter does not look at (a formatter's exclusions are read as its
-# settings' exemptions only). Black's are regular expressions, not globs: not read.
-_RUFF_EXCLUDES = ("exclude", "extend-exclude")
-_FLAKE8_EXCLUDES = ("exclude", "extend-exclude", "extend_exclude")
-_PYLINT_MAIN = ("MAIN", "MASTER", "main", "master")
-_ISORT_SKIPS = ("skip", "skip_glob", "extend_skip", "extend_skip_glob", "skip-glob", "extend-skip", "extend-skip-glob")
+# JavaScript linters' ignore files and codespell's skip (``ToolConfigs.excluded`` says why these
+# and not a Python linter's exclude).
 
 
 def _exclude(out: ToolConfigs, path: str, globs: list[str], where: str) -> None:
@@ -534,47 +534,15 @@ def _pyproject_excluded(out: ToolConfigs, path: str, doc: Mapping[str, Any]) -> 
     tool = doc.get("tool")
     if not isinstance(tool, dict):
         return
-    tables: list[tuple[str, tuple[str, ...]]] = [
-        ("ruff", _RUFF_EXCLUDES),
-        ("flake8", _FLAKE8_EXCLUDES),
-        ("isort", _ISORT_SKIPS),
-        ("codespell", ("skip",)),
-    ]
-    ruff = tool.get("ruff")
-    lint = ruff.get("lint") if isinstance(ruff, dict) else None
-    if isinstance(lint, dict):  # files ruff formats but does not lint
-        for key in _RUFF_EXCLUDES:
-            _exclude(out, path, _globs(lint.get(key)), f"[tool.ruff.lint] {key}")
-    for name, keys in tables:
-        table = tool.get(name)
-        if isinstance(table, dict):
-            for key in keys:
-                _exclude(out, path, _globs(table.get(key)), f"[tool.{name}] {key}")
-    pylint = tool.get("pylint")
-    if isinstance(pylint, dict):
-        for section in _PYLINT_MAIN:
-            table = pylint.get(section)
-            if isinstance(table, dict):
-                _exclude(out, path, _globs(table.get("ignore")), f"[tool.pylint.{section}] ignore")
+    table = tool.get("codespell")
+    if isinstance(table, dict):
+        _exclude(out, path, _globs(table.get("skip")), "[tool.codespell] skip")
 
 
 def _ini_excluded(out: ToolConfigs, path: str, text: str) -> None:
     parser = configparser.RawConfigParser(strict=False, inline_comment_prefixes=(" #", " ;"))
     parser.read_string(text, source=path)
-    name = posixpath.basename(path)
-    sections: list[tuple[str, tuple[str, ...]]] = [
-        ("flake8", _FLAKE8_EXCLUDES),
-        ("pycodestyle", _FLAKE8_EXCLUDES),
-        ("isort", _ISORT_SKIPS),
-        ("tool:isort", _ISORT_SKIPS),
-        ("codespell", ("skip",)),
-        ("tool:codespell", ("skip",)),
-        *((f"pylint.{s}", ("ignore",)) for s in _PYLINT_MAIN),
-    ]
-    if name == ".isort.cfg":
-        sections.append(("settings", _ISORT_SKIPS))
-    if name in (".pylintrc", "pylintrc"):
-        sections += [(s, ("ignore",)) for s in _PYLINT_MAIN]
+    sections: list[tuple[str, tuple[str, ...]]] = [("codespell", ("skip",)), ("tool:codespell", ("skip",))]
     for section, keys in sections:
         if not parser.has_section(section):
             continue
