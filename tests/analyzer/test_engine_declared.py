@@ -797,12 +797,11 @@ def test_what_the_project_says_is_not_its_own_is_read_from_each_tool() -> None:
         }
     )
 
+    # Entries naming files; a directory listed (`tests/data`, `dist/`, `coverage/**`) is the
+    # project's own place and keeps its habits.
     assert configs.excluded == {
         "*.po": "pyproject.toml [tool.codespell] skip",
-        "tests/data": "pyproject.toml [tool.codespell] skip",
-        "web/**/dist/": "web/.eslintignore",
         "web/vendor/*.js": "web/.eslintignore",
-        "coverage/**": ".eslintrc.json ignorePatterns",
         "legacy/*.js": 'package.json "eslintIgnore"',
         "*.svg": ".codespellrc [codespell] skip",
     }
@@ -820,17 +819,29 @@ def test_a_python_linters_exclusion_of_examples_leaves_them_their_learned_habits
     assert "naming.case.function" in {f.rule for f in check(facts_of("examples/demo.py", demo), demo, model)}
 
 
+def test_a_directory_a_javascript_linter_ignores_keeps_its_conventions() -> None:
+    # yargs: its .eslintignore lists `example/` and `helpers/`, its own examples; they are not
+    # someone else's code, so the conventions of the repository still hold there.
+    editorconfig = "root = true\n\n[*]\ninsert_final_newline = true\n"
+    ignore = "example/\nhelpers/\ntest/fixtures/**/**\n"
+    model = learn(_docs_site_repo(), tool_configs={".editorconfig": editorconfig, ".eslintignore": ignore})
+    demo = "function hide(search_box) {\n  search_box.blur();\n}\n\nmodule.exports = hide;"
+
+    assert model.excluded == ()
+    assert "formatting.final_newline" in {f.rule for f in check(facts_of("example/hide.js", demo), demo, model)}
+
+
 def test_a_linter_pointed_away_from_the_code_does_not_disown_it() -> None:
     # A spell check run over the docs only (codespell skip = *.py): the code is still the project's.
     # A glob naming a place is kept however much it holds.
     files = python_repo(long_lines=False)
     configs = {
-        "pyproject.toml": '[tool.codespell]\nskip = "*.py,*.lock,app/accounts/*,app/billing/*"\n',
+        "pyproject.toml": '[tool.codespell]\nskip = "*.py,*.lock,app/accounts/*.py,app/billing/*.py"\n',
         "setup.cfg": "[flake8]\nexclude = app/reports/*\n",  # a linter's exclusion disowns nothing
     }
     model = learn(files, tool_configs=configs)
 
-    assert model.excluded == ("*.lock", "app/accounts/*", "app/billing/*")
+    assert model.excluded == ("*.lock", "app/accounts/*.py", "app/billing/*.py")
     assert model.files == len([f for f in files if not f.skipped]) - 30
 
 

@@ -68,8 +68,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 26: the libraries declared per directory (``declared_scopes``: setup.py, requirements files,
 #     fixture manifests); ruff.toml read; idioms.print, dependencies.library.new and the naming
 #     case rules strict again (earned.py), a capitalised or ALL_CAPS name loose.
-# 27: ``excluded`` only from JS linters' ignore files and codespell's skip (a Python linter's
-#     exclude leaves the files their learned habits).
+# 27: ``excluded`` only from the entries of JS linters' ignore files and codespell's skip that name
+#     files (a Python linter's exclude, or a directory listed, leaves the files their habits).
 MODEL_SCHEMA_VERSION = 27
 
 REPOSITORY = "repository"

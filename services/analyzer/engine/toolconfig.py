@@ -511,7 +511,16 @@ def _ignore_globs(text: str) -> list[str]:
 # --- files the project says are not its own ------------------------------------------------------
 
 # JavaScript linters' ignore files and codespell's skip (``ToolConfigs.excluded`` says why these
-# and not a Python linter's exclude).
+# and not a Python linter's exclude), and of them only the entries naming files: a project lists
+# what it copied in one file or one file pattern at a time (mkdocs' `lunr.**.js`,
+# `jquery-**.min.js`), while a directory it lists is where it keeps its own examples, helpers,
+# fixtures and build output (yargs' `example/`, `helpers/`, `test/fixtures/**/**`), which keep the
+# habits learned for them.
+
+
+def _names_files(glob: str) -> bool:
+    """Whether an ignore entry names files (its last segment has an extension) or a directory."""
+    return not glob.endswith("/") and "." in glob.rsplit("/", 1)[-1].strip("*")
 
 
 def _exclude(out: ToolConfigs, path: str, globs: list[str], where: str) -> None:
@@ -522,8 +531,8 @@ def _exclude(out: ToolConfigs, path: str, globs: list[str], where: str) -> None:
     directory = posixpath.dirname(path)
     for glob in globs:
         glob = glob.strip()
-        if glob.startswith("!") or glob.strip("/*.") == "":
-            continue  # a re-inclusion, or a pattern naming everything: not a list of foreign files
+        if glob.startswith("!") or glob.strip("/*.") == "" or not _names_files(glob):
+            continue  # a re-inclusion, a pattern naming everything, or a directory: not foreign files
         if directory:
             anchored = "/" in glob.rstrip("/")
             glob = posixpath.join(directory, glob.lstrip("/") if anchored else "**/" + glob)
