@@ -579,6 +579,24 @@ def test_the_repositorys_own_src_layout_package_is_first_party_in_its_tests() ->
     assert (line, message.split(",")[0]) == (15, "third-party import `httpx` comes after local imports")
 
 
+def test_a_package_at_the_root_is_left_to_the_resolution_of_its_imports() -> None:
+    # cbor2: its package sits at the root and its isort reads `src_paths = ["src"]`, so isort files
+    # `cbor2` with the third-party imports; a test's `from cbor2 import ...` then `import pytest` is
+    # in order (isort wrote it), and only a src layout is taken as first-party without resolution.
+    files = [
+        facts_of(f"shipyard/{package}/{noun}.py", module_source(package, noun, p * 20 + n))
+        for p, package in enumerate(PACKAGES)
+        for n, noun in enumerate(NOUNS)
+    ]
+    model = learn(files, tool_configs={"pyproject.toml": RUFF_ISORT})
+    conftest = (
+        "from shipyard.billing.ledger import Ledger\nimport pytest\n\n\n"
+        "@pytest.fixture\ndef ledger() -> Ledger:\n    return Ledger()\n"
+    )
+
+    assert import_findings(model, "tests/conftest.py", conftest) == []
+
+
 # --- how the tools are run, not only how they are configured ------------------------------------
 
 # babel's pyproject.toml: ruff is its linter (E501 ignored), and its format table only preserves.

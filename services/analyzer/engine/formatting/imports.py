@@ -47,13 +47,20 @@ _PYTHON_SOURCES = (".py", ".pyi")
 
 
 def first_party(index: ModelIndex) -> frozenset[str]:
-    """The top-level Python packages and modules of the repository (``src/`` stripped, as isort and
-    ruff place them): an import of one is the project's own, whether or not the file under review
-    was resolved against the tree (a test importing ``virtualenv`` from ``src/virtualenv/``)."""
+    """The top-level Python packages and modules of a ``src/`` layout, as isort's and ruff's default
+    source paths place them: an import of one is the project's own, whether or not the file under
+    review was resolved against the tree (a test importing ``virtualenv`` from ``src/virtualenv/``).
+    A package at the root is left to the resolution: a project that sets isort's ``src_paths`` to
+    ``src`` alone makes it third party (cbor2's tests put ``import cbor2`` beside ``pytest``, as
+    its isort wants), and that setting is not read."""
     cached = index.extra.get("first_party")
     if cached is None:
         modules = index.model.modules
-        cached = frozenset(m.split(".", 1)[0] for m, path in modules.items() if path.endswith(_PYTHON_SOURCES))
+        cached = frozenset(
+            m.split(".", 1)[0]
+            for m, path in modules.items()
+            if path.endswith(_PYTHON_SOURCES) and path.startswith("src/")
+        )
         index.extra["first_party"] = cached
     return cached
 
