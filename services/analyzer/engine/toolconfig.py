@@ -20,7 +20,7 @@ import posixpath
 import re
 import shlex
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -434,19 +434,14 @@ def _hook_scripts(path: str, doc: Any) -> set[str]:
     pkg.tool``), as paths from the root, or dotted modules for ``-m``."""
     out: set[str] = set()
     directory = posixpath.dirname(path)
-    repos = doc.get("repos") if isinstance(doc, dict) else None
-    for repo in repos if isinstance(repos, list) else []:
-        if not isinstance(repo, dict) or repo.get("repo") != "local":
-            continue
-        hooks = repo.get("hooks")
-        for hook in hooks if isinstance(hooks, list) else []:
-            entry = hook.get("entry") if isinstance(hook, dict) else None
-            words = entry.split() if isinstance(entry, str) else []
-            for i, word in enumerate(words):
-                if word.endswith(".py") and not word.startswith("-"):
-                    out.add(posixpath.normpath(posixpath.join(directory, word)))
-                elif word == "-m" and i + 1 < len(words) and _DOTTED.fullmatch(words[i + 1]):
-                    out.add(words[i + 1])
+    for hook in local_hooks(doc):
+        entry = hook.get("entry")
+        words = entry.split() if isinstance(entry, str) else []
+        for i, word in enumerate(words):
+            if word.endswith(".py") and not word.startswith("-"):
+                out.add(posixpath.normpath(posixpath.join(directory, word)))
+            elif word == "-m" and i + 1 < len(words) and _DOTTED.fullmatch(words[i + 1]):
+                out.add(words[i + 1])
     return out
 
 
@@ -751,15 +746,20 @@ def local_hook_dependencies(doc: Any) -> set[str]:
     hook whose entry is ``python tools/sync.py`` with ``pyyaml``). Another repository's hook
     installs its own tool, whose extra dependencies say nothing of the project's code."""
     specs: list[Any] = []
+    for hook in local_hooks(doc):
+        if isinstance(hook.get("additional_dependencies"), list):
+            specs += hook["additional_dependencies"]
+    return requirement_keys(specs)
+
+
+def local_hooks(doc: Any) -> Iterator[dict[str, Any]]:
+    """The hooks of a pre-commit configuration's ``repo: local`` entries: the repository's own
+    commands, run in an environment the hook declares."""
     repos = doc.get("repos") if isinstance(doc, dict) else None
     for repo in repos if isinstance(repos, list) else []:
-        if not isinstance(repo, dict) or repo.get("repo") != "local":
-            continue
-        hooks = repo.get("hooks")
-        for hook in hooks if isinstance(hooks, list) else []:
-            if isinstance(hook, dict) and isinstance(hook.get("additional_dependencies"), list):
-                specs += hook["additional_dependencies"]
-    return requirement_keys(specs)
+        if isinstance(repo, dict) and repo.get("repo") == "local":
+            hooks = repo.get("hooks")
+            yield from (h for h in (hooks if isinstance(hooks, list) else []) if isinstance(h, dict))
 
 
 def _node_dependencies(doc: Any) -> set[str]:
