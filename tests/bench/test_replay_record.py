@@ -31,16 +31,16 @@ IN, OUT = "Delgan/loguru", "urllib3/urllib3"  # the default set, and fresh3 (ben
 def test_a_rule_earns_strict_only_when_out_of_sample_agrees() -> None:
     rows = [(n, "idioms.print", IN, "fair") for n in range(6)]
     rows += [(10 + n, "idioms.print", OUT, v) for n, v in enumerate(("unfair", "unfair", "unfair", "fair"))]
-    rows += [(20 + n, "naming.case.function", IN, "fair") for n in range(3)]
-    rows += [(30 + n, "naming.case.function", OUT, v) for n, v in enumerate(("fair", "debatable"))]
+    rows += [(20 + n, "documentation.docstring.function", IN, "fair") for n in range(3)]
+    rows += [(30 + n, "documentation.docstring.function", OUT, v) for n, v in enumerate(("fair", "debatable"))]
     findings, judged = _judged(rows)
     got = {r.rule: r for r in record.records(findings, judged, outside={"fresh3"})}
     # 7 of 10 pooled, but 1 of 4 on the repositories nobody tuned on: it stays loose
     assert (got["idioms.print"].pooled["fair"], got["idioms.print"].outside["fair"]) == (7, 1)
     assert got["idioms.print"].decision == "stays loose"
     # 4 of 5 pooled; 2 out of sample decide nothing against it
-    assert got["naming.case.function"].decision == "earns strict"
-    assert got["naming.case.function"].held  # earned.py holds it today
+    assert got["documentation.docstring.function"].decision == "earns strict"
+    assert got["documentation.docstring.function"].held  # earned.py holds it today
 
 
 def test_unjudged_findings_and_thin_records_decide_nothing() -> None:
