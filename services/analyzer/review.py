@@ -13,6 +13,7 @@ would cost more than it saves.
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from dataclasses import dataclass, field
 
@@ -81,6 +82,13 @@ def text_of(data: bytes) -> str:
     if data.startswith(_BOM):
         data = data[3:]
     return data.decode("utf-8", "replace")
+
+
+@functools.lru_cache(maxsize=32)
+def _config(path: str, data: bytes) -> toolconfig.ToolConfigs:
+    """One tool configuration file of a change, read once: the model's packages, declared
+    libraries, exclusions, commands and declarations each ask it of the same files (read-only)."""
+    return toolconfig.read({path: text_of(data)})
 
 
 def review(
@@ -219,7 +227,7 @@ def with_change_packages(model: ConventionModel, targets: list[Target]) -> Conve
         directory = posixpath.dirname(t.path)
         if t.status == "deleted":
             packages.discard(directory)
-        elif t.data is not None and directory in toolconfig.read({t.path: text_of(t.data)}).packages:
+        elif t.data is not None and directory in _config(t.path, t.data).packages:
             packages.add(directory)
     if packages == set(model.packages):
         return model
@@ -236,7 +244,7 @@ def with_change_libraries(model: ConventionModel, targets: list[Target]) -> Conv
     for t in targets:
         if t.status == "deleted" or t.data is None or not is_tool_config(t.path):
             continue
-        read = toolconfig.read({t.path: text_of(t.data)})
+        read = _config(t.path, t.data)
         libraries |= read.libraries
         for directory, libs in read.scoped_libraries.items():
             scopes.setdefault(directory, set()).update(libs)
@@ -259,9 +267,9 @@ def with_change_exclusions(model: ConventionModel, targets: list[Target]) -> Con
         if not is_tool_config(t.path) and not (t.old_path and is_tool_config(t.old_path)):
             continue
         if t.base is not None:
-            globs -= set(toolconfig.read({t.old_path or t.path: text_of(t.base)}).excluded)
+            globs -= set(_config(t.old_path or t.path, t.base).excluded)
         if t.status != "deleted" and t.data is not None and is_tool_config(t.path):
-            globs |= set(toolconfig.read({t.path: text_of(t.data)}).excluded)
+            globs |= set(_config(t.path, t.data).excluded)
     if globs == set(model.excluded):
         return model
     return msgspec.structs.replace(model, excluded=tuple(sorted(globs)))
@@ -274,7 +282,7 @@ def with_change_commands(model: ConventionModel, targets: list[Target]) -> Conve
     declared: set[str] = set()
     for t in targets:
         if t.status != "deleted" and t.data is not None and is_tool_config(t.path):
-            declared |= toolconfig.read({t.path: text_of(t.data)}).commands
+            declared |= _config(t.path, t.data).commands
     if not declared:
         return model
     paths = {*model.modules.values(), *(t.path for t in targets if t.status != "deleted")}
@@ -307,8 +315,8 @@ def libraries_declared_by(targets: list[Target]) -> frozenset[str]:
     for t in targets:
         if t.status == "deleted" or t.data is None or not is_tool_config(t.path):
             continue
-        before = toolconfig.read({t.old_path or t.path: text_of(t.base)}).libraries if t.base is not None else set()
-        added |= toolconfig.read({t.path: text_of(t.data)}).libraries - before
+        before = _config(t.old_path or t.path, t.base).libraries if t.base is not None else set()
+        added |= _config(t.path, t.data).libraries - before
     return frozenset(added)
 
 
@@ -347,7 +355,7 @@ def _declared(path: str, data: bytes | None) -> set[tuple[str, str]]:
         # Which hooks run decides which tool's line length holds (toolconfig._Runs): pytest-mock's
         # "use ruff" drops black's hook for ruff's, and the [flake8] section left behind with it.
         return {(toolconfig.LENGTH, f"hook:{h}") for h in toolconfig.length_hooks(text_of(data))}
-    read = toolconfig.read({path: text_of(data)})
+    read = _config(path, data)
     out = {(s.rule, f"{t.tool}:{s.choice}:{s.code_only}") for t in read.tools for s in t.settings}
     out.update((rule, f"{t.tool}:exempt:{glob}") for t in read.tools for glob, rules in t.exempt for rule in rules)
     return out
