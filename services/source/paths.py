@@ -29,7 +29,7 @@ TOOL_CONFIG_NAMES: frozenset[str] = frozenset(
      ".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".eslintrc", ".eslintrc.json",
      ".eslintrc.yaml", ".eslintrc.yml", "rustfmt.toml", ".rustfmt.toml", ".clang-format", "_clang-format",
      ".editorconfig", "package.json", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore",
-     ".eslintignore", ".jshintignore", ".codespellrc", "setup.py"}
+     ".eslintignore", ".jshintignore", ".codespellrc", "setup.py", "mypy.ini", ".mypy.ini"}
 )  # fmt: skip
 # setup.py is Python source too; it is read besides for the dependencies it declares.
 SETUP_PY = "setup.py"

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from services.analyzer.engine import CheckPrefs, Convention, ConventionModel, check, learn
-from services.analyzer.engine.toolconfig import CONFIG_NAMES, ESLINT_FILES, INI_FILES, PRETTIER_FILES, read
+from services.analyzer.engine.toolconfig import CONFIG_NAMES, ESLINT_FILES, INI_FILES, MYPY_FILES, PRETTIER_FILES, read
 from services.analyzer.engine.toolconfig import LENGTH as LINE_LENGTH
-from services.analyzer.review import Target, with_change_exclusions
+from services.analyzer.preferences import effective
+from services.analyzer.review import Target, review, with_change_exclusions
+from services.analyzer.state import LoadedRepo
 from services.source.extract import extract
 from services.source.facts import FileFacts
 from tests.analyzer.engine_factories import HELD_RAISED
@@ -478,7 +481,7 @@ def test_unreadable_files_are_noted_not_fatal() -> None:
 
 
 def test_every_file_read_is_one_the_indexer_serves() -> None:
-    assert {"pyproject.toml", ".editorconfig", *INI_FILES, *PRETTIER_FILES, *ESLINT_FILES} <= CONFIG_NAMES
+    assert {"pyproject.toml", ".editorconfig", *INI_FILES, *MYPY_FILES, *PRETTIER_FILES, *ESLINT_FILES} <= CONFIG_NAMES
 
 
 RUFF_ISORT = '[tool.ruff]\nextend-exclude = ["tests/fixtures/*"]\n\n[tool.ruff.lint]\nselect = ["E", "I"]\n'
@@ -873,3 +876,130 @@ def test_a_change_that_excludes_the_copy_it_adds_is_not_reviewed_on_it() -> None
     assert with_change_exclusions(model, [copy]) is model
     assert with_change_exclusions(model, [edit, copy]).ignores(copy.path)
     assert with_change_exclusions(model, [dropped]).excluded == ()
+
+
+# --- annotations and docstrings a type checker or linter declares ---------------------------------
+
+
+def typed_module(i: int) -> str:
+    return (
+        f'"""Records of kind {i}."""\n\nfrom __future__ import annotations\n\n\n'
+        f"def parse_record_{i}(text: str) -> str:\n"
+        '    """Parse one record."""\n'
+        "    return text.strip()\n\n\n"
+        f"class Store{i}:\n"
+        '    """Records in memory."""\n\n'
+        "    def count(self, items: list[str]) -> int:\n"
+        '        """Count the items."""\n'
+        "        return len(items)\n"
+    )
+
+
+# Old code the change touches: written before the tool was configured (or under a noqa).
+OLD_HELPERS = '''\
+"""Old helpers."""
+
+from __future__ import annotations
+
+
+def legacy_total(items):
+    total = 0
+    for item in items:
+        total += item
+    return total
+'''
+NEW_HELPER = "\n\ndef brand_new(values):\n    return sorted(values)\n"
+
+
+def typed_repo(root: str, extra: Mapping[str, str] | None = None) -> list[FileFacts]:
+    files = {f"{root}/kind{i}.py": typed_module(i) for i in range(30)}
+    files[f"{root}/helpers.py"] = OLD_HELPERS
+    files["tests/test_kinds.py"] = "def test_parse():\n    assert True\n"
+    files.update(extra or {})
+    return [facts_of(p, t) for p, t in files.items()]
+
+
+def change_findings(model: ConventionModel, path: str, base: str | None, head: str) -> tuple[list[str], list[str]]:
+    """(new, preexisting) typing and docstring findings of a change to ``path`` (added when
+    ``base`` is None), as ``rule:symbol`` at the strict level."""
+    if base is None:
+        target = Target(path, "added", head.encode(), None)
+    else:
+        matcher = difflib.SequenceMatcher(a=base.split("\n"), b=head.split("\n"), autojunk=False)
+        added = {n + 1 for tag, _, _, b1, b2 in matcher.get_opcodes() if tag != "equal" for n in range(b1, b2)}
+        target = Target(path, "modified", head.encode(), added, base=base.encode())
+    out = review(
+        LoadedRepo("r", "r", "", "", 0), model, [target], effective({}), max_bytes=1_000_000, change_level=False
+    )
+    wanted = ("typing.", "documentation.docstring.")
+    return (
+        sorted(f"{f.rule}:{f.symbol}" for f in out.findings if f.rule.startswith(wanted)),
+        sorted(f"{f.rule}:{f.symbol}" for f in out.preexisting if f.rule.startswith(wanted)),
+    )
+
+
+# anyio's and structlog's shape: strict mypy on the package and its tests, the tests let off.
+MYPY_STRICT = """\
+[tool.mypy]
+python_version = "3.11"
+strict = true
+disallow_any_generics = false
+files = ["src", "tests"]
+
+[[tool.mypy.overrides]]
+module = "tests.*"
+disallow_untyped_defs = false
+"""
+
+
+def test_mypy_strict_declares_annotations_strict_for_what_a_change_adds() -> None:
+    stub = {"src/acme/fast.pyi": "def brand_new(values: list[int]) -> list[int]: ...\n"}
+    model = learn(typed_repo("src/acme", stub), tool_configs={"pyproject.toml": MYPY_STRICT})
+
+    typed = conv(model, "typing.annotations.function")
+    assert (typed.choice, typed.level, typed.source, typed.family) == ("annotated", "strict", "declared", "typing")
+    assert typed.description.startswith("declared in pyproject.toml: [tool.mypy] strict = true")
+    assert conv(model, "typing.annotations.method").level == "strict"
+    # A new unannotated function is reported; the old one the change edits is not blamed.
+    head = OLD_HELPERS.replace("(items):\n    total = 0", "(items, start=0):\n    total = start") + NEW_HELPER
+    new, old = change_findings(model, "src/acme/helpers.py", OLD_HELPERS, head)
+    assert "typing.annotations.function:brand_new" in new
+    assert "typing.annotations.function:legacy_total" not in new
+    assert "typing.annotations.function:legacy_total" in old
+    # mypy is run on src and tests only: a script directory it never sees is not held to it.
+    assert change_findings(model, "tools/release.py", None, '"""Release."""\n' + NEW_HELPER)[0] == []
+    # A stub types its module, and `# mypy: ignore-errors` lets a module off.
+    off = "# mypy: ignore-errors\n" + NEW_HELPER
+    assert change_findings(model, "src/acme/compat.py", None, off)[0] == []
+    assert change_findings(model, "src/acme/fast.py", None, '"""Fast."""\n' + NEW_HELPER)[0] == []
+
+
+def test_mypy_ini_sections_let_modules_off() -> None:
+    # more-itertools' and arrow's shape: setup.cfg's [mypy], a vendored package left unchecked.
+    setup_cfg = (
+        "[metadata]\nname = acme\n\n[mypy]\ndisallow_untyped_defs = True\nignore_missing_imports = True\n\n"
+        "[mypy-acme.vendor.*]\nignore_errors = True\n"
+    )
+    model = learn(typed_repo("acme"), tool_configs={"setup.cfg": setup_cfg})
+
+    assert conv(model, "typing.annotations.function").description.startswith(
+        "declared in setup.cfg: setup.cfg [mypy] disallow_untyped_defs = True"
+    )
+    assert change_findings(model, "acme/vendor/six.py", None, '"""Vendored."""\n' + NEW_HELPER)[0] == []
+    # mypy does not ask for docstrings: that rule stays held at the loose level (earned.py).
+    assert change_findings(model, "acme/extra.py", None, '"""Extra."""\n' + NEW_HELPER)[0] == [
+        "typing.annotations.function:brand_new"
+    ]
+
+
+def test_mypy_without_untyped_defs_declares_nothing_and_the_learned_rule_stays_held() -> None:
+    for configs in (
+        {},
+        {"pyproject.toml": "[tool.mypy]\ndisallow_incomplete_defs = true\n"},
+        {"pyproject.toml": "[tool.mypy]\nstrict = true\ndisallow_untyped_defs = false\n"},
+        {"mypy.ini": "[mypy]\nwarn_unused_ignores = True\n", "pyproject.toml": MYPY_STRICT},
+    ):
+        model = learn(typed_repo("src/acme"), tool_configs=configs)
+        typed = conv(model, "typing.annotations.function")
+        assert (typed.source, typed.level) == ("learned", "loose"), configs
+        assert change_findings(model, "src/acme/extra.py", None, '"""Extra."""\n' + NEW_HELPER)[0] == []

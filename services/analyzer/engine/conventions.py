@@ -70,7 +70,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     case rules strict again (earned.py), a capitalised or ALL_CAPS name loose.
 # 27: ``excluded`` only from the entries of JS linters' ignore files and codespell's skip that name
 #     files (a Python linter's exclude, or a directory listed, leaves the files their habits).
-MODEL_SCHEMA_VERSION = 27
+# 28: annotations and docstrings a repository's tools declare (mypy's disallow_untyped_defs or
+#     strict, ruff's ANN and D rules) are declared conventions, strict, of their own family.
+MODEL_SCHEMA_VERSION = 28
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -38,7 +38,6 @@ from services.analyzer.engine.toolconfig import (
 from services.source.facts import FileFacts
 
 SOURCE = "declared"
-FAMILY = "formatting"
 # Formatting-only languages where a line length learned or declared for code does not apply.
 PROSE_AND_DATA: frozenset[str] = frozenset({"markdown", "yaml", "json", "toml", "xml", "html"})
 
@@ -338,7 +337,7 @@ def _convention(
     lang = f"[{language}]" if language else ""
     return Convention(
         id=f"{rule}@{scope.kind}:{scope.value}{lang}",
-        family=FAMILY,
+        family=rule.split(".", 1)[0],  # formatting, typing (mypy, ruff ANN), documentation (ruff D)
         rule=rule,
         scope=scope,
         choice=value.choice,

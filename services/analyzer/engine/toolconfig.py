@@ -20,7 +20,7 @@ import posixpath
 import re
 import shlex
 import tomllib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, cast
 
@@ -38,6 +38,12 @@ TRAILING = "formatting.trailing_whitespace"
 FINAL_NEWLINE = "formatting.final_newline"
 LINE_ENDINGS = "formatting.line_endings"
 IMPORT_ORDER = "formatting.imports.order"
+# Rules a type checker or linter declares besides formatting (typing.py, documentation.py).
+ANNOTATED_FUNCTION = "typing.annotations.function"
+ANNOTATED_METHOD = "typing.annotations.method"
+TYPING_RULES: tuple[str, ...] = (ANNOTATED_FUNCTION, ANNOTATED_METHOD)
+DOCUMENTED_FUNCTION = "documentation.docstring.function"
+DOCUMENTED_METHOD = "documentation.docstring.method"
 
 PYTHON: tuple[str, ...] = ("python",)
 JS: tuple[str, ...] = ("javascript", "typescript", "tsx")
@@ -58,6 +64,9 @@ PYPROJECT = "pyproject.toml"
 # ruff reads it and ignores the pyproject's [tool.ruff] (ruff.toml before .ruff.toml before it).
 RUFF_FILES = ("ruff.toml", ".ruff.toml")
 INI_FILES = ("setup.cfg", "tox.ini", ".flake8", ".pylintrc", "pylintrc", ".isort.cfg")
+# mypy's own files, in the order mypy looks for its configuration in a directory: the first one
+# found is the one read (pyproject.toml only with [tool.mypy], setup.cfg only with [mypy]).
+MYPY_FILES = ("mypy.ini", ".mypy.ini")
 PRETTIER_FILES = (".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml")
 ESLINT_FILES = (".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml")
 RUSTFMT_FILES = ("rustfmt.toml", ".rustfmt.toml")
@@ -234,6 +243,8 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 _scoped(out, path, libraries)
             elif is_requirements(path):
                 _requirements_file(out, path, text)
+            elif name in MYPY_FILES:
+                out.tools += _mypy_ini(path, text)
             elif name in INI_FILES or name == CODESPELL_RC:
                 out.tools += _ini(path, text) if name in INI_FILES else []
                 _ini_excluded(out, path, text)
@@ -285,8 +296,28 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
         except (ValueError, SyntaxError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
             out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
     _ruff_file_wins(out)
+    _mypy_file_wins(out, texts)
     runs.apply(out)
     return out
+
+
+def _mypy_file_wins(out: ToolConfigs, texts: Mapping[str, str]) -> None:
+    """Keep the mypy configuration mypy reads in each directory: mypy.ini, then .mypy.ini, then
+    pyproject.toml with [tool.mypy], then setup.cfg with [mypy] (a mypy.ini that does not ask for
+    annotations leaves a pyproject's ``strict = true`` unread)."""
+    order = (*MYPY_FILES, PYPROJECT, "setup.cfg")
+    marks = {PYPROJECT: "[tool.mypy", "setup.cfg": "[mypy]"}
+    best: dict[str, int] = {}
+    for path, text in texts.items():
+        name = posixpath.basename(path)
+        if name in order and marks.get(name, "") in text:
+            d = posixpath.dirname(path)
+            best[d] = min(best.get(d, len(order)), order.index(name))
+    out.tools = [
+        t
+        for t in out.tools
+        if t.tool != "mypy" or order.index(posixpath.basename(t.path)) <= best.get(t.directory, len(order))
+    ]
 
 
 def _ruff_file_wins(out: ToolConfigs) -> None:
@@ -836,6 +867,15 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
         # TOML arrays (pytest-xdist's `ignore = ["E501", "W503", "E203"]`) as flake8's comma lists.
         values = {k: ",".join(map(str, v)) if isinstance(v, list) else str(v) for k, v in flake8.items()}
         out += _flake8_like(path, "flake8", values, "[tool.flake8]")
+    mypy = tool.get("mypy")
+    if isinstance(mypy, dict):
+        overrides = mypy.get("overrides")
+        per_module = [
+            (_globs(o.get("module")), o)
+            for o in (overrides if isinstance(overrides, list) else [])
+            if isinstance(o, dict)
+        ]
+        out += _mypy(path, mypy, per_module, "[tool.mypy]")
     pylint = tool.get("pylint")
     if isinstance(pylint, dict):
         fmt = pylint.get("format") or pylint.get("FORMAT") or {}
@@ -937,6 +977,130 @@ def _globs(value: Any) -> list[str]:
     return [g.strip().removeprefix("./") for g in (str(v) for v in value) if g.strip()]
 
 
+# --- mypy ----------------------------------------------------------------------------------------
+
+
+def _true(value: Any) -> bool:
+    """A boolean as TOML writes it, or as mypy's INI reader accepts it (``True``, ``yes``, ``1``)."""
+    return value is True or (isinstance(value, str) and value.strip().lower() in ("true", "yes", "on", "1"))
+
+
+def _false(value: Any) -> bool:
+    return value is False or (isinstance(value, str) and value.strip().lower() in ("false", "no", "off", "0"))
+
+
+def _untyped_defs_off(options: Mapping[str, Any]) -> bool:
+    """Whether a per-module section stops mypy asking that module for annotations."""
+    codes = _codes(options.get("disable_error_code", ""))
+    return (
+        _false(options.get("disallow_untyped_defs"))
+        or _true(options.get("ignore_errors"))
+        or _false(options.get("strict"))
+        or "NO-UNTYPED-DEF" in codes
+    )
+
+
+def _module_globs(module: str) -> list[str]:
+    """Path globs (from the configuration's directory) of the files of a mypy module pattern:
+    ``pkg.vendor.*`` is the package and every module below it, a ``*`` inside a pattern spans any
+    number of components; the package may sit under a source directory (``src/pkg/vendor``)."""
+    module = module.strip()
+    if not module or module == "*":
+        return []
+    below = module.endswith(".*")
+    parts = [("**" if p == "*" else p) for p in module.removesuffix(".*").split(".")]
+    stem = "/".join(["**", *parts] if parts[0] != "**" else parts)
+    if below:
+        return [stem + ".py", stem + ".pyi", stem + "/"]
+    return [stem + ".py", stem + ".pyi", stem + "/__init__.py", stem + "/__init__.pyi"]
+
+
+def _mypy(
+    path: str,
+    raw: Mapping[str, Any],
+    per_module: Sequence[tuple[list[str], Mapping[str, Any]]],
+    where: str,
+) -> list[ToolSettings]:
+    """mypy asking every function for annotations: ``disallow_untyped_defs`` (which ``strict``
+    turns on) reports a function with any parameter or the return unannotated. ``disallow_incomplete_defs``
+    alone does not: it passes a function with no annotation at all."""
+    options = {str(k).replace("-", "_").lower(): v for k, v in raw.items()}
+    if "NO-UNTYPED-DEF" in _codes(_listed(options.get("disable_error_code"))):
+        return []
+    untyped = options.get("disallow_untyped_defs")
+    if _true(untyped):
+        evidence = f"{where} disallow_untyped_defs = {_shown(untyped)}"
+    elif _true(options.get("strict")) and not _false(untyped):
+        evidence = f"{where} strict = {_shown(options['strict'])}"
+    else:
+        return []
+    s = ToolSettings("mypy", path, LINTER, PYTHON, [Setting(rule, "annotated", evidence) for rule in TYPING_RULES])
+    for modules, section in per_module:
+        opts = {str(k).replace("-", "_").lower(): v for k, v in section.items()}
+        if "disable_error_code" in opts:
+            opts["disable_error_code"] = _listed(opts["disable_error_code"])
+        if _untyped_defs_off(opts):
+            # A section turning it on again below a pattern turned off (structlog's `tests.typing.*`
+            # under `tests.*`) is not followed: fewer files held, none held wrongly.
+            s.exempt += [(g, TYPING_RULES) for m in modules for g in _module_globs(m)]
+    directory = posixpath.dirname(path)
+    regexes = [_path_regex(directory, p) for p in _globs(options.get("files"))]
+    for package in _globs(options.get("packages")) + _globs(options.get("modules")):
+        # Named by import name: wherever the package's directory sits (src-layout or not).
+        tail = re.escape(package.replace(".", "/"))
+        regexes.append(f"^(?:.*/)?{tail}(?:/|\\.pyi?$)")
+    skip = _exclude_regex(options.get("exclude"))
+    if skip:
+        # mypy searches each path for its `exclude` regex: a path it matches is not checked.
+        regexes = [f"^(?!.*?{skip})" + r.removeprefix("^") for r in regexes or ["^"]]
+    s.scope = tuple(regexes)
+    return [s]
+
+
+def _exclude_regex(value: Any) -> str:
+    """mypy's ``exclude`` (one regex, or a TOML list of them) as one group; a verbose ``(?x)``
+    pattern, as mypy's documentation writes multi-line ones, keeps its flag inside the group."""
+    patterns = [str(v) for v in value] if isinstance(value, list) else [value] if isinstance(value, str) else []
+    groups = []
+    for p in patterns:
+        p = p.strip()
+        flags = re.match(r"^\(\?([aiLmsux]+)\)", p)
+        groups.append(f"(?{flags.group(1)}:{p[flags.end() :]})" if flags else f"(?:{p})")
+    joined = "(?:" + "|".join(groups) + ")" if groups else ""
+    try:
+        re.compile(joined)
+    except re.error:
+        return ""
+    return joined
+
+
+def _listed(value: Any) -> str:
+    """A TOML list or an INI value as one string: lines for ``exclude``, commas kept for codes."""
+    if isinstance(value, list):
+        return "\n".join(str(v) for v in value)
+    return str(value) if value is not None else ""
+
+
+def _shown(value: Any) -> str:
+    return "true" if value is True else str(value).strip()
+
+
+def _mypy_ini(path: str, text: str) -> list[ToolSettings]:
+    """mypy's INI files (mypy.ini, .mypy.ini, setup.cfg): ``[mypy]`` and its ``[mypy-pattern]``
+    sections, each naming comma-separated module patterns."""
+    parser = configparser.RawConfigParser(strict=False, inline_comment_prefixes=(" #", " ;"))
+    parser.read_string(text, source=path)
+    if not parser.has_section("mypy"):
+        return []
+    name = posixpath.basename(path)
+    per_module = [
+        ([m.strip() for m in section.removeprefix("mypy-").split(",")], dict(parser.items(section)))
+        for section in parser.sections()
+        if section.startswith("mypy-")
+    ]
+    return _mypy(path, dict(parser.items("mypy")), per_module, f"{name} [mypy]")
+
+
 # --- setup.cfg, tox.ini, .flake8, .pylintrc, .isort.cfg -----------------------------------------
 
 
@@ -956,6 +1120,8 @@ def _ini(path: str, text: str) -> list[ToolSettings]:
                 s.settings.append(Setting(LENGTH, str(_int(value)), f"{name} [{section}] max-line-length = {value}"))
                 out.append(s)
             break
+    if name == "setup.cfg":
+        out += _mypy_ini(path, text)
     if parser.has_section("isort") or parser.has_section("tool:isort") or name == ".isort.cfg":
         s = ToolSettings("isort", path, FORMATTER, PYTHON)
         s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{name} [isort] (isort groups stdlib, third party, local)"))
