@@ -1003,3 +1003,112 @@ def test_mypy_without_untyped_defs_declares_nothing_and_the_learned_rule_stays_h
         typed = conv(model, "typing.annotations.function")
         assert (typed.source, typed.level) == ("learned", "loose"), configs
         assert change_findings(model, "src/acme/extra.py", None, '"""Extra."""\n' + NEW_HELPER)[0] == []
+
+
+# packaging's, filelock's and nox's shape: every ruff rule, a few families turned off.
+RUFF_ALL_BUT_DOCSTRINGS = """\
+[tool.ruff.lint]
+select = ["ALL"]
+ignore = [
+    "A",     # shadowing is fine
+    "COM",   # the formatter takes care of commas
+    "D",     # we prefer our own docstring style
+    "E501",
+]
+
+[tool.ruff.lint.per-file-ignores]
+"tests/**" = ["ANN", "S101"]
+"""
+UNDOCUMENTED = '"""Extra."""\n' + NEW_HELPER
+
+
+def test_ruff_selecting_all_declares_annotations_and_the_docstrings_it_does_not_ignore() -> None:
+    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": RUFF_ALL_BUT_DOCSTRINGS})
+
+    typed = conv(model, "typing.annotations.method")
+    assert (typed.level, typed.source) == ("strict", "declared")
+    assert typed.description.startswith('declared in pyproject.toml: [tool.ruff.lint] select "ALL" (ANN001')
+    # `ignore = ["D"]`: no docstring rule is declared; the learned one stays held (earned.py).
+    documented = conv(model, "documentation.docstring.function")
+    assert (documented.source, documented.level) == ("learned", "loose")
+    assert change_findings(model, "src/acme/extra.py", None, UNDOCUMENTED)[0] == [
+        "typing.annotations.function:brand_new"
+    ]
+
+
+def test_ruffs_most_specific_selector_decides_and_a_shorter_linter_name_is_another_linter() -> None:
+    def rules(lint: str) -> set[str]:
+        return {s.rule for t in read({"pyproject.toml": "[tool.ruff.lint]\n" + lint}).tools for s in t.settings}
+
+    typing = {"typing.annotations.function", "typing.annotations.method"}
+    docs = {"documentation.docstring.function", "documentation.docstring.method"}
+    assert rules('select = ["ANN"]\nignore = ["A"]\n') == typing  # flake8-builtins is not flake8-annotations
+    assert rules('select = ["ALL"]\nignore = ["ANN2"]\n') & typing == set()  # returns unannotated are fine
+    assert rules('select = ["ALL"]\nignore = ["D"]\nextend-select = ["D103"]\n') & docs == {
+        "documentation.docstring.function"
+    }
+    assert rules('extend-select = ["D"]\nignore = ["D1"]\n') == set()
+    assert rules('extend-select = ["D"]\n\n[tool.ruff.lint.pydocstyle]\nconvention = "google"\n') == docs
+    untyped_ok = 'select = ["ANN"]\n\n[tool.ruff.lint.flake8-annotations]\nignore-fully-untyped = true\n'
+    assert rules(untyped_ok) == set()
+
+
+# loguru's and humanize's shape: pydocstyle's codes added to ruff's defaults, tests let off.
+RUFF_DOCSTRINGS = """\
+[tool.ruff]
+line-length = 100
+
+[tool.ruff.lint]
+extend-select = ["D", "I"]
+per-file-ignores = {"tests/*" = ["D"], "src/acme/cli.py" = ["D103"]}
+
+[tool.ruff.lint.pydocstyle]
+convention = "numpy"
+"""
+ENCODERS = '''\
+"""Encoders."""
+
+import json
+from typing import override
+
+
+class Encoder(json.JSONEncoder):
+    """Encodes records."""
+
+    def default(self, o: object) -> object:
+        return str(o)
+
+
+class Strict(json.JSONEncoder):
+    """Encodes records strictly."""
+
+    @override
+    def default(self, o: object) -> object:
+        return repr(o)
+'''
+
+
+def test_ruffs_docstring_codes_declare_docstrings_where_ruff_asks_for_them() -> None:
+    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": RUFF_DOCSTRINGS})
+
+    documented = conv(model, "documentation.docstring.function")
+    assert (documented.level, documented.source, documented.family) == ("strict", "declared", "documentation")
+    assert documented.description.startswith('declared in pyproject.toml: [tool.ruff.lint] select "D" (D103)')
+    assert conv(model, "typing.annotations.function").source == "learned"  # no ANN code selected
+    head = OLD_HELPERS.replace("(items):\n    total = 0", "(items, start=0):\n    total = start") + NEW_HELPER
+    new, old = change_findings(model, "src/acme/helpers.py", OLD_HELPERS, head)
+    assert new == ["documentation.docstring.function:brand_new"]
+    assert old == ["documentation.docstring.function:legacy_total"]
+    # The file ruff lets off D103 (per-file-ignores) is still asked for its methods' docstrings.
+    cli = UNDOCUMENTED + "\n\nclass Runner:\n    '''Runs.'''\n\n    def run(self) -> None:\n        pass\n"
+    assert change_findings(model, "src/acme/cli.py", None, cli)[0] == ["documentation.docstring.method:Runner.run"]
+    # pydocstyle asks nothing of a private module.
+    assert change_findings(model, "src/acme/_impl.py", None, UNDOCUMENTED)[0] == []
+    # An override is asked for its own docstring unless it says it overrides (ruff's D102).
+    assert change_findings(model, "src/acme/encoders.py", None, ENCODERS)[0] == [
+        "documentation.docstring.method:Encoder.default"
+    ]
+    # The learned rule (raised here) leaves an override to the docstring of the method it overrides.
+    learned = learn(typed_repo("src/acme"), thresholds=HELD_RAISED)
+    assert change_findings(learned, "src/acme/runner.py", None, cli)[0] == ["documentation.docstring.method:Runner.run"]
+    assert change_findings(learned, "src/acme/encoders.py", None, ENCODERS)[0] == []

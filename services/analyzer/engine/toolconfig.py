@@ -897,6 +897,73 @@ def _covers(codes: list[str], code: str) -> bool:
     return any(code.startswith(c) for c in codes) or "ALL" in codes
 
 
+def _selects(selector: str, code: str) -> bool:
+    """Whether a ruff selector (``ALL``, a linter ``ANN``, a prefix ``D1``, a code) names ``code``:
+    a prefix of the same linter, so ``A`` (flake8-builtins) does not name ``ANN001``."""
+    if selector == "ALL":
+        return True
+    mine, theirs = re.match(r"([A-Z]+)(\d*)$", selector), re.match(r"([A-Z]+)(\d*)$", code)
+    return bool(mine and theirs and mine[1] == theirs[1] and theirs[2].startswith(mine[2]))
+
+
+def _specificity(selector: str) -> int:
+    return -1 if selector == "ALL" else len(selector)
+
+
+def _enabled(selected: list[str], ignored: list[str], code: str) -> str | None:
+    """The selector that enables ``code`` in ruff, None when it is off: the most specific selector
+    naming the code decides, and an ignore wins a tie (ruff's rule resolution)."""
+    on = max((x for x in selected if _selects(x, code)), key=_specificity, default=None)
+    off = max((x for x in ignored if _selects(x, code)), key=_specificity, default=None)
+    if on is None or (off is not None and _specificity(off) >= _specificity(on)):
+        return None
+    return on
+
+
+# Our rule -> the ruff codes that must all be on for the tool to report what the rule finds: a
+# parameter (ANN001, *args ANN002, **kwargs ANN003) or the return (ANN201) of a public function
+# or method unannotated; a public function (D103) or method (D102) without a docstring. The
+# pydocstyle conventions (google, numpy, pep257) keep D102 and D103.
+_CODES: dict[str, tuple[str, ...]] = {
+    ANNOTATED_FUNCTION: ("ANN001", "ANN002", "ANN003", "ANN201"),
+    ANNOTATED_METHOD: ("ANN001", "ANN002", "ANN003", "ANN201"),
+    DOCUMENTED_FUNCTION: ("D103",),
+    DOCUMENTED_METHOD: ("D102",),
+}
+
+
+def _ruff_declares(
+    selected: list[str], ignored: list[str], lint: Mapping[str, Any], ruff: Mapping[str, Any]
+) -> list[tuple[str, str]]:
+    """(rule, evidence) for the annotation and docstring rules ruff's linter enforces.
+
+    flake8-annotations' ``ignore-fully-untyped`` passes a function with no annotation, and
+    ``suppress-none-returning`` one returning None without saying so: we cannot tell, so neither
+    declares annotations. pydocstyle's ``ignore-decorators`` spares functions we cannot tell
+    apart either: it declares no docstring rule."""
+
+    def table(name: str) -> Mapping[str, Any]:
+        value = lint.get(name, ruff.get(name))
+        return value if isinstance(value, dict) else {}
+
+    annotations, pydocstyle = table("flake8-annotations"), table("pydocstyle")
+    spared = {
+        ANNOTATED_FUNCTION: annotations.get("ignore-fully-untyped") is True
+        or annotations.get("suppress-none-returning") is True,
+        DOCUMENTED_FUNCTION: bool(pydocstyle.get("ignore-decorators")),
+    }
+    spared[ANNOTATED_METHOD] = spared[ANNOTATED_FUNCTION]
+    spared[DOCUMENTED_METHOD] = spared[DOCUMENTED_FUNCTION]
+    out: list[tuple[str, str]] = []
+    for rule, codes in _CODES.items():
+        by = [_enabled(selected, ignored, c) for c in codes]
+        if spared[rule] or None in by:
+            continue
+        named = sorted({b for b in by if b is not None})
+        out.append((rule, f"select {', '.join(json.dumps(n) for n in named)} ({', '.join(codes)})"))
+    return out
+
+
 # [tool.ruff.format] settings that keep the code as written.
 _PRESERVING: dict[str, Any] = {"quote-style": "preserve"}
 
@@ -956,11 +1023,20 @@ def _ruff(path: str, ruff: dict[str, Any], table: str = "tool.ruff") -> list[Too
         s.settings.append(Setting(TRAILING, "none", f"{at('format')}(ruff format strips trailing whitespace)"))
     if _covers(selected, "I001") and not _covers(ignored, "I001"):
         s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{at()}(rule I001 selected)"))
-    per_file = option("per-file-ignores")
-    if isinstance(per_file, dict):
-        for glob, codes in sorted(per_file.items()):
+    declares = _ruff_declares(selected, ignored, lint, ruff)
+    where = at("lint") if "select" in lint or "extend-select" in lint else at()
+    for rule, evidence in declares:
+        s.settings.append(Setting(rule, "annotated" if rule in TYPING_RULES else "documented", where + evidence))
+    for key in ("per-file-ignores", "extend-per-file-ignores"):
+        per_file = option(key)
+        for glob, codes in sorted(per_file.items()) if isinstance(per_file, dict) else []:
             if _covers(_codes(codes), "E501"):
                 s.exempt.append((str(glob), (LENGTH,)))
+            off = tuple(
+                rule for rule, _ in declares if any(_selects(c, x) for c in _codes(codes) for x in _CODES[rule])
+            )
+            if off:
+                s.exempt.append((str(glob), off))
     # Files ruff never looks at (neither lint nor format): none of its settings applies there.
     rules = tuple(sorted({x.rule for x in s.settings}))
     for key in ("exclude", "extend-exclude"):
