@@ -1112,3 +1112,21 @@ def test_ruffs_docstring_codes_declare_docstrings_where_ruff_asks_for_them() -> 
     learned = learn(typed_repo("src/acme"), thresholds=HELD_RAISED)
     assert change_findings(learned, "src/acme/runner.py", None, cli)[0] == ["documentation.docstring.method:Runner.run"]
     assert change_findings(learned, "src/acme/encoders.py", None, ENCODERS)[0] == []
+
+
+def test_pydocstyles_own_configuration_declares_the_docstrings_it_checks() -> None:
+    def rules(configs: dict[str, str]) -> set[str]:
+        return {s.rule for t in read(configs).tools if t.tool == "pydocstyle" for s in t.settings}
+
+    docs = {"documentation.docstring.function", "documentation.docstring.method"}
+    assert rules({"pyproject.toml": '[tool.pydocstyle]\nconvention = "numpy"\n'}) == docs
+    assert rules({"setup.cfg": "[pydocstyle]\nadd-ignore = D102,D105\n"}) == {"documentation.docstring.function"}
+    assert rules({"tox.ini": "[pydocstyle]\nignore = D1\n"}) == set()
+    assert rules({"setup.cfg": "[pydocstyle]\nselect = D2,D3\n"}) == set()
+    model = learn(typed_repo("src/acme"), tool_configs={"setup.cfg": "[pydocstyle]\nconvention = google\n"})
+    assert conv(model, "documentation.docstring.function").description.startswith(
+        "declared in setup.cfg: setup.cfg [pydocstyle] convention = google (D103)"
+    )
+    assert change_findings(model, "src/acme/extra.py", None, UNDOCUMENTED)[0] == [
+        "documentation.docstring.function:brand_new"
+    ]

@@ -876,6 +876,10 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
             if isinstance(o, dict)
         ]
         out += _mypy(path, mypy, per_module, "[tool.mypy]")
+    pydocstyle = tool.get("pydocstyle")
+    if isinstance(pydocstyle, dict):
+        values = {k: ",".join(map(str, v)) if isinstance(v, list) else str(v) for k, v in pydocstyle.items()}
+        out += _pydocstyle(path, values, "[tool.pydocstyle]")
     pylint = tool.get("pylint")
     if isinstance(pylint, dict):
         fmt = pylint.get("format") or pylint.get("FORMAT") or {}
@@ -1198,11 +1202,43 @@ def _ini(path: str, text: str) -> list[ToolSettings]:
             break
     if name == "setup.cfg":
         out += _mypy_ini(path, text)
+    if name in ("setup.cfg", "tox.ini") and parser.has_section("pydocstyle"):
+        out += _pydocstyle(path, dict(parser.items("pydocstyle")), f"{name} [pydocstyle]")
     if parser.has_section("isort") or parser.has_section("tool:isort") or name == ".isort.cfg":
         s = ToolSettings("isort", path, FORMATTER, PYTHON)
         s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{name} [isort] (isort groups stdlib, third party, local)"))
         out.append(s)
     return out
+
+
+# pydocstyle's conventions, by the codes they leave out (all of them check D102 and D103).
+_PYDOCSTYLE_CONVENTIONS = frozenset({"pep257", "numpy", "google"})
+
+
+def _pydocstyle(path: str, raw: Mapping[str, str], where: str) -> list[ToolSettings]:
+    """pydocstyle's own configuration: ``select`` names the codes checked, ``ignore`` every code but
+    those, otherwise a ``convention`` (pep257 by default); ``add-select`` / ``add-ignore`` amend it.
+    Each of these checks D102 (public method) and D103 (public function) unless told not to."""
+    opts = {k.replace("_", "-").lower(): v for k, v in raw.items()}
+    convention = opts.get("convention", "pep257").strip().lower()
+    if "select" in opts:
+        on, base = _codes(opts["select"]), f"select = {opts['select']}"
+        off: list[str] = []
+    elif "ignore" in opts:
+        on, off, base = ["D"], _codes(opts["ignore"]), f"ignore = {opts['ignore']}"
+    elif convention in _PYDOCSTYLE_CONVENTIONS:
+        on, off = ["D"], []
+        base = f"convention = {convention}" if "convention" in opts else "(default convention pep257)"
+    else:
+        return []
+    on += _codes(opts.get("add-select", ""))
+    off += _codes(opts.get("add-ignore", ""))
+    s = ToolSettings("pydocstyle", path, LINTER, PYTHON)
+    for rule in (DOCUMENTED_FUNCTION, DOCUMENTED_METHOD):
+        [code] = _CODES[rule]
+        if any(_selects(c, code) for c in on) and not any(_selects(c, code) for c in off):
+            s.settings.append(Setting(rule, "documented", f"{where} {base} ({code})"))
+    return [s] if s.settings else []
 
 
 def _flake8_like(path: str, tool: str, options: Mapping[str, str], where: str) -> list[ToolSettings]:
