@@ -354,9 +354,12 @@ def _declared(path: str, data: bytes | None) -> set[tuple[str, str]]:
     if path.rsplit("/", 1)[-1] == toolconfig.PRE_COMMIT:
         # Which hooks run decides which tool's line length holds (toolconfig._Runs): pytest-mock's
         # "use ruff" drops black's hook for ruff's, and the [flake8] section left behind with it.
-        return {(toolconfig.LENGTH, f"hook:{h}") for h in toolconfig.length_hooks(text_of(data))}
+        # A black or ruff-format hook declares that formatter's settings too (toolconfig._formatter_runs).
+        hooks = {(toolconfig.LENGTH, f"hook:{h}") for h in toolconfig.length_hooks(text_of(data))}
+    else:
+        hooks = set()
     read = _config(path, data)
-    out = {(s.rule, f"{t.tool}:{s.choice}:{s.code_only}") for t in read.tools for s in t.settings}
+    out = hooks | {(s.rule, f"{t.tool}:{s.choice}:{s.code_only}") for t in read.tools for s in t.settings}
     out.update((rule, f"{t.tool}:exempt:{glob}") for t in read.tools for glob, rules in t.exempt for rule in rules)
     return out
 

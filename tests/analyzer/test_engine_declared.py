@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Mapping
 
 from services.analyzer.engine import CheckPrefs, Convention, ConventionModel, check, learn
@@ -296,31 +297,36 @@ def test_a_flake8_section_is_no_limit_where_ruffs_linter_runs_instead() -> None:
         return [t.tool for t in read(configs).tools]
 
     moved = read({"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff")})
-    assert [t.tool for t in moved.tools] == []
+    # What holds instead is ruff format's, at its defaults (the ruff-format hook, no ruff table).
+    assert [t.tool for t in moved.tools] == ["ruff"]
     assert moved.notes == ["tox.ini: flake8 is not run (ruff's linter runs instead); not declared"]
-    assert (
-        tools(
-            {
-                "setup.cfg": "[flake8]\nmax-line-length = 88\n",
-                ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff-check"),
-            }
-        )
-        == []
-    )
+    assert tools(
+        {
+            "setup.cfg": "[flake8]\nmax-line-length = 88\n",
+            ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff-check"),
+        }
+    ) == ["ruff"]
     # flake8 still run beside ruff, by a hook or a tox environment, keeps its limit.
     assert tools(
         {"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff") + FLAKE8_HOOK_TOO}
-    ) == ["flake8"]
+    ) == ["flake8", "ruff"]
     tox_flake8 = STALE_FLAKE8_TOX + "\n[testenv:lint]\ncommands = {envpython} -m flake8 src tests\n"
-    assert tools({"tox.ini": tox_flake8, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff")}) == ["flake8"]
+    assert tools({"tox.ini": tox_flake8, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff")}) == [
+        "flake8",
+        "ruff",
+    ]
     # Before the move (black the only hook), nothing says flake8 was dropped: the section stands.
-    assert tools({"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": BLACK_HOOK_ONLY}) == ["flake8"]
+    assert tools({"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": BLACK_HOOK_ONLY}) == ["flake8", "black"]
 
     files = python_repo(long_lines=False)
     model = learn(
         files, tool_configs={"tox.ini": STALE_FLAKE8_TOX, ".pre-commit-config.yaml": RUFF_HOOKS.format(lint="ruff")}
     )
-    assert conv(model, LINE_LENGTH).source == "learned"
+    length = conv(model, LINE_LENGTH)
+    assert (length.choice, length.params["declared_in"]) == ("88", ".pre-commit-config.yaml")
+    assert length.description.startswith(
+        "declared in .pre-commit-config.yaml: (default line-length 88, hook ruff-format)"
+    )
 
 
 BLACK_HOOK_ONLY = "repos:\n  - repo: https://github.com/psf/black\n    rev: 22.3.0\n    hooks:\n      - id: black\n"
@@ -1130,3 +1136,123 @@ def test_pydocstyles_own_configuration_declares_the_docstrings_it_checks() -> No
     assert change_findings(model, "src/acme/extra.py", None, UNDOCUMENTED)[0] == [
         "documentation.docstring.function:brand_new"
     ]
+# --- formatters a hook or a command runs, with no configuration table of their own ----------------
+
+# python-tabulate before its move to ruff: black from pre-commit (`args: [--safe]`) and no
+# [tool.black]; flake8 from another hook, its [flake8] section in tox.ini.
+TABULATE_HOOKS = """\
+repos:
+-   repo: https://github.com/python/black
+    rev: 25.1.0
+    hooks:
+    -   id: black
+        args: [--safe]
+        language_version: python3
+-   repo: https://github.com/pre-commit/pre-commit-hooks
+    rev: v6.0.0
+    hooks:
+    -   id: trailing-whitespace
+    -   id: check-yaml
+-   repo: https://github.com/pycqa/flake8
+    rev: 7.3.0
+    hooks:
+    -   id: flake8
+        language_version: python3
+ci:
+    skip: [black]
+"""
+TABULATE_TOX = """\
+[tox]
+envlist = lint, py{310, 311, 312}
+
+[testenv]
+commands = pytest -v --doctest-modules --ignore benchmark {posargs}
+
+[flake8]
+max-line-length = 99
+"""
+
+
+def quote_findings(model: ConventionModel, path: str, text: str) -> list[tuple[int, str]]:
+    return [
+        (f.start_line, f.message) for f in check(facts_of(path, text), text, model) if f.rule == "formatting.quotes"
+    ]
+
+
+def test_a_black_hook_without_a_table_declares_blacks_defaults() -> None:
+    files = python_repo(long_lines=False)
+    hooked = learn(files, tool_configs={".pre-commit-config.yaml": TABULATE_HOOKS, "tox.ini": TABULATE_TOX})
+    skipping = TABULATE_HOOKS.replace("args: [--safe]", "args: [--safe, --skip-string-normalization]")
+    skipped = learn(files, tool_configs={".pre-commit-config.yaml": skipping, "tox.ini": TABULATE_TOX})
+    text = module_with("TABLE_FORMAT = 'grid'")
+
+    # Learned alone, the quote habit is held loose: no pull-request comment.
+    assert quote_findings(learn(files), "app/reports/audit.py", text) == []
+    quotes = conv(hooked, "formatting.quotes")
+    assert (quotes.choice, quotes.level, quotes.source) == ("double", "strict", "declared")
+    [(line, message)] = quote_findings(hooked, "app/reports/audit.py", text)
+    assert line == text.count("\n")
+    assert message.endswith(
+        "declared in .pre-commit-config.yaml: hook black (black normalizes strings to double quotes)"
+        "; the code agrees: 405 of 405 python string literals (100%) use double quotes"
+    )
+    # black keeps 88 for code, flake8 reports past 99: the more lenient limit holds.
+    assert conv(hooked, LINE_LENGTH).choice == "99"
+    # `--skip-string-normalization`: black leaves quotes as written, and declares none.
+    assert conv(skipped, "formatting.quotes").source == "learned"
+    assert quote_findings(skipped, "app/reports/audit.py", text) == []
+
+
+def test_a_formatters_hook_or_command_arguments_and_paths() -> None:
+    def black(texts: dict[str, str]) -> list[tuple[str, dict[str, str], tuple[str, ...]]]:
+        return [
+            (t.path, {s.rule.removeprefix("formatting."): s.choice for s in t.settings}, t.scope)
+            for t in read(texts).tools
+            if t.tool == "black"
+        ]
+
+    hook = "repos:\n  - repo: https://github.com/psf/black-pre-commit-mirror\n    hooks:\n      - id: black\n"
+    [(path, got, scope)] = black({".pre-commit-config.yaml": hook + "        args: [-l, '100', -S, --preview]\n"})
+    assert (path, got["line_length"], "quotes" in got, scope) == (".pre-commit-config.yaml", "100", False, ())
+    [(_, got, _)] = black({".pre-commit-config.yaml": hook + "        args: [--line-length=120]\n"})
+    assert (got["line_length"], got["quotes"]) == ("120", "double")
+    # A [tool.black] table the hook reads stays the one entry; the hook's arguments win over it.
+    table = {"pyproject.toml": "[tool.black]\nline-length = 100\n"}
+    [(path, got, _)] = black({**table, ".pre-commit-config.yaml": hook})
+    assert (path, got["line_length"], got["quotes"]) == ("pyproject.toml", "100", "double")
+    [(path, got, _)] = black({**table, ".pre-commit-config.yaml": hook + "        args: [-S]\n"})
+    assert (path, got["line_length"], "quotes" in got) == ("pyproject.toml", "100", False)
+    # The hook's files and exclude (and the configuration's own) are where black runs.
+    narrowed = "exclude: ^docs/\n" + hook + "        files: ^(src|tests)/\n        exclude: _version\\.py$\n"
+    [(_, _, [regex])] = black({".pre-commit-config.yaml": narrowed})
+    ran = [
+        p for p in ("src/a.py", "tests/b.py", "docs/src/c.py", "src/_version.py", "tools/d.py") if re.match(regex, p)
+    ]
+    assert ran == ["src/a.py", "tests/b.py"]
+    # tox's `black --check -l 100 src tests`: its paths, its width.
+    tox = "[testenv:lint]\ncommands =\n    black --check -l 100 src tests\n"
+    [(path, got, scope)] = black({"tox.ini": tox})
+    assert (path, got["line_length"], scope) == ("tox.ini", "100", ("^src(?:/|$)", "^tests(?:/|$)"))
+    # A manual-stage hook runs only when asked for.
+    assert black({".pre-commit-config.yaml": hook + "        stages: [manual]\n"}) == []
+
+
+def test_a_ruff_format_hook_formats_at_ruffs_configuration_or_its_defaults() -> None:
+    # python-tabulate today: [tool.ruff] line-length 99, no format table, ruff format from pre-commit.
+    tabulate_ruff = '[tool.ruff]\nline-length = 99\n\n[tool.ruff.lint]\nextend-select = ["W", "B", "I", "UP"]\n'
+    hooks = RUFF_HOOKS.format(lint="ruff-check")
+    configured = settings({"pyproject.toml": tabulate_ruff, ".pre-commit-config.yaml": hooks})
+    unconfigured = settings({".pre-commit-config.yaml": hooks})
+    linted_only = settings({"pyproject.toml": tabulate_ruff})
+    tox = "[testenv:lint]\ncommands =\n    ruff check\n    ruff format --check\n"
+
+    assert (configured[("ruff", "line_length")], configured[("ruff", "quotes")]) == ("99", "double")
+    assert (unconfigured[("ruff", "line_length")], unconfigured[("ruff", "quotes")]) == ("88", "double")
+    assert ("ruff", "quotes") not in linted_only
+    assert settings({"pyproject.toml": tabulate_ruff, "tox.ini": tox})[("ruff", "quotes")] == "double"
+    [ruff] = read({"pyproject.toml": tabulate_ruff, ".pre-commit-config.yaml": hooks}).tools
+    assert ruff.path == "pyproject.toml"
+    quotes = next(s for s in ruff.settings if s.rule == "formatting.quotes")
+    assert (
+        quotes.evidence == ".pre-commit-config.yaml hook ruff-format (ruff format's defaults): quote-style = 'double'"
+    )

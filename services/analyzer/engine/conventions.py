@@ -72,7 +72,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     files (a Python linter's exclude, or a directory listed, leaves the files their habits).
 # 28: annotations and docstrings a repository's tools declare (mypy's disallow_untyped_defs or
 #     strict, ruff's ANN and D rules) are declared conventions, strict, of their own family.
-MODEL_SCHEMA_VERSION = 28
+# 29: black and ruff format run by a pre-commit hook or a tox command declare their settings
+#     (their defaults without a configuration table; the run's arguments win).
+MODEL_SCHEMA_VERSION = 29
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -21,7 +21,7 @@ import re
 import shlex
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 import yaml
@@ -215,6 +215,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
     """Every tool setting found in ``texts`` (path -> file content), with notes on what was not read."""
     out = ToolConfigs()
     runs = _Runs()
+    ruff_tables: dict[str, tuple[dict[str, Any], str]] = {}  # path -> (ruff's table, its header)
     for path in sorted(texts):
         name = posixpath.basename(path)
         text = texts[path]
@@ -223,6 +224,8 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 doc = tomllib.loads(text)
                 out.tools += _pyproject(path, doc)
                 _pyproject_excluded(out, path, doc)
+                if isinstance(doc.get("tool"), dict) and isinstance(doc["tool"].get("ruff"), dict):
+                    ruff_tables[path] = (doc["tool"]["ruff"], "tool.ruff")
                 if isinstance(doc.get("tool"), dict) and "darker" in doc["tool"]:
                     runs.darker.add(posixpath.dirname(path))
                 if not fixture(path):
@@ -234,6 +237,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
             elif name in RUFF_FILES:
                 doc = tomllib.loads(text)
                 out.tools += _ruff(path, doc, table="")
+                ruff_tables[path] = (doc, "")
                 _pyproject_excluded(out, path, {"tool": {"ruff": doc}})
             elif name == SETUP_PY:
                 libraries = setup_py_requirements(text)
@@ -295,6 +299,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 out.editorconfigs[posixpath.dirname(path)] = _editorconfig(path, text)
         except (ValueError, SyntaxError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
             out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
+    _formatter_runs(out, runs, ruff_tables)
     _ruff_file_wins(out)
     _mypy_file_wins(out, texts)
     runs.apply(out)
@@ -348,6 +353,17 @@ _RUFF_LINT = frozenset({"ruff", "ruff-check"})
 _PRETTIER_RULES: tuple[str, ...] = (LENGTH, UNIT, WIDTH, QUOTES, TRAILING, LINE_ENDINGS)
 
 
+@dataclass(frozen=True, slots=True)
+class _Formatting:
+    """One run of a formatter that the project makes: a pre-commit hook, a tox command."""
+
+    tool: str  # "black" or "ruff-format"
+    path: str  # the file that runs it
+    name: str  # "hook black", "command black": the evidence
+    args: tuple[str, ...]
+    scope: tuple[str, ...] = ()  # regexes of the paths it is run on (``ToolSettings.scope``); empty: all
+
+
 @dataclass(slots=True)
 class _Runs:
     # directory -> pre-commit hook ids run from there
@@ -358,6 +374,8 @@ class _Runs:
     prettier_ignored: list[tuple[str, list[str]]] = field(default_factory=list)  # (.prettierignore, globs)
     # directory -> the commands its tox.ini runs (the first word of each testenv command)
     commands: dict[str, set[str]] = field(default_factory=dict)
+    # directory -> the runs of black and ruff format from there (hooks first, then tox commands)
+    formatting: dict[str, list[_Formatting]] = field(default_factory=dict)
 
     def _runs(self, directory: str, names: frozenset[str] | set[str]) -> bool:
         """Whether a pre-commit hook or tox command at ``directory`` or above runs one of ``names``."""
@@ -434,6 +452,16 @@ def _tox_runs(runs: _Runs, path: str, text: str) -> None:
                 words = words[2:]
             if words:
                 runs.commands.setdefault(directory, set()).add(words[0])
+            tool, args = ("black", words[1:]) if words[:1] == ["black"] else ("", [])
+            if words[:2] == ["ruff", "format"]:
+                tool, args = "ruff-format", words[2:]
+                runs.commands[directory].add(tool)
+            if tool:
+                paths = _positional(args)
+                whole = not paths or any(p.strip("./") == "" for p in paths)
+                scope = () if whole else tuple(_path_regex(directory, p) for p in paths)
+                name = "command " + " ".join(words[: 2 if tool == "ruff-format" else 1])
+                runs.formatting.setdefault(directory, []).append(_Formatting(tool, path, name, tuple(args), scope))
             if words and words[0] in _SCOPED_LINTERS:
                 paths = [w for w in words[1:] if not w.startswith("-") and "{" not in w]
                 regexes = tuple(_path_regex(directory, p) for p in paths)
@@ -457,6 +485,174 @@ def _pre_commit_runs(runs: _Runs, path: str, doc: Any) -> None:
                 files = hook.get("files")
                 regexes = (str(files),) if isinstance(files, str) and files.strip() else ()
                 runs.invocations.setdefault((directory, hook["id"]), []).append(regexes)
+            formatter = _formatter_hook(hook)
+            if formatter is not None and hook.get("stages") != ["manual"]:  # a manual hook runs only when asked
+                tool, args = formatter
+                runs.hooks[directory].add(tool)
+                scope = _hook_scope(doc, hook)
+                run = _Formatting(tool, path, f"hook {hook['id']}", args, scope)
+                runs.formatting.setdefault(directory, []).append(run)
+
+
+# --- formatters run by a hook or a command, configured or not ------------------------------------
+
+_FORMATTER_HOOK_IDS = {"black": "black", "black-jupyter": "black", "ruff-format": "ruff-format"}
+# Options of black and ruff format that take a value (the next word, unless given with `=`).
+_VALUED_OPTIONS = frozenset(
+    {
+        "-l",
+        "--line-length",
+        "-t",
+        "--target-version",
+        "--include",
+        "--exclude",
+        "--extend-exclude",
+        "--force-exclude",
+        "--stdin-filename",
+        "-W",
+        "--workers",
+        "--config",
+        "--required-version",
+        "--python-cell-magics",
+        "--enable-unstable-feature",
+        "--extension",
+        "--range",
+        "--cache-dir",
+    }
+)
+_SKIP_STRINGS = ("-S", "--skip-string-normalization")
+
+
+def _formatter_hook(hook: Mapping[str, Any]) -> tuple[str, tuple[str, ...]] | None:
+    """(black or ruff-format, its arguments) for a hook that runs one: by its id (psf/black,
+    psf/black-pre-commit-mirror, astral-sh/ruff-pre-commit) or a local hook's entry."""
+    entry = hook.get("entry")
+    words = entry.split() if isinstance(entry, str) else []
+    raw = hook.get("args")
+    args = [w for a in (raw if isinstance(raw, list) else []) for w in str(a).split()]
+    tool = _FORMATTER_HOOK_IDS.get(str(hook.get("id")))
+    if tool is not None and not words:
+        return tool, tuple(args)
+    if words and posixpath.basename(words[0]) == "black":
+        return "black", (*words[1:], *args)
+    if words and posixpath.basename(words[0]) == "ruff" and words[1:2] == ["format"]:
+        return "ruff-format", (*words[2:], *args)
+    return None
+
+
+def _scoped_regex(pattern: str) -> str:
+    """``pattern`` as a group, its leading global flags (pre-commit's ``(?x)``) made local to it."""
+    m = re.match(r"\(\?([imsx]+)\)", pattern)
+    return f"(?{m.group(1)}:{pattern[m.end() :]})" if m else f"(?:{pattern})"
+
+
+def _hook_scope(doc: Mapping[str, Any], hook: Mapping[str, Any]) -> tuple[str, ...]:
+    """One regex (``re.match`` from the repository root) of the files a hook is run on: pre-commit
+    searches each path for the ``files`` patterns of the configuration and of the hook, and skips
+    those its ``exclude`` patterns find. Empty: every file of its types."""
+    parts: list[str] = []
+    for where in (doc, hook):
+        files, exclude = where.get("files"), where.get("exclude")
+        if isinstance(exclude, str) and exclude.strip() and exclude != "^$":
+            parts.append(f"(?!.*?{_scoped_regex(exclude)})")
+        if isinstance(files, str) and files.strip():
+            parts.append(f"(?=.*?{_scoped_regex(files)})")
+    if not parts:
+        return ()
+    try:
+        re.compile("".join(parts))
+    except re.error:
+        return ()  # pre-commit would refuse it too: nothing to narrow
+    return ("".join(parts),)
+
+
+def _positional(args: list[str] | tuple[str, ...]) -> list[str]:
+    """The paths a black or ruff format command names (its words that are no option or value)."""
+    out: list[str] = []
+    skip = False
+    for word in args:
+        if skip:
+            skip = False
+        elif word in _VALUED_OPTIONS:
+            skip = True
+        elif not word.startswith("-") and "{" not in word:
+            out.append(word)
+    return out
+
+
+def _length_arg(args: tuple[str, ...]) -> tuple[int, str] | None:
+    """The line length a formatter's arguments set (``--line-length=100``, ``-l 100``, ``-l100``)
+    and how they say it."""
+    for i, word in enumerate(args):
+        if word in ("-l", "--line-length") and i + 1 < len(args):
+            value, said = args[i + 1], f"{word} {args[i + 1]}"
+        elif word.startswith("--line-length="):
+            value, said = word.partition("=")[2], word
+        elif word.startswith("-l") and word[2:].lstrip("=").isdigit():
+            value, said = word[2:].lstrip("="), word
+        else:
+            continue
+        if _int(value):
+            return cast(int, _int(value)), said
+    return None
+
+
+def _within(directory: str, top: str) -> bool:
+    return not top or directory == top or directory.startswith(top + "/")
+
+
+def _override_length(t: ToolSettings, length: tuple[int, str], where: str) -> None:
+    """A formatter's width set on its command line, which wins over its configuration file's."""
+    t.settings = [
+        replace(x, choice=str(length[0]), evidence=f"{where} {length[1]}") if x.rule == LENGTH and x.code_only else x
+        for x in t.settings
+    ]
+
+
+def _formatter_runs(out: ToolConfigs, runs: _Runs, ruff_tables: Mapping[str, tuple[dict[str, Any], str]]) -> None:
+    """Black and ruff format run by a pre-commit hook or a tox command format every file they are
+    run on, configured or not: at their defaults where no ``[tool.black]`` or ruff configuration
+    says otherwise (python-tabulate's black hook, no ``[tool.black]``: double quotes, 88 columns),
+    with what the run's arguments set (``-l 100``; ``-S`` leaves quotes as written). A
+    configuration the run reads keeps its own entry (and its file as the evidence), with the
+    arguments laid over it; the run's own entry is made only where none is."""
+    for directory, found in sorted(runs.formatting.items()):
+        for tool in ("black", "ruff-format"):
+            mine = [r for r in found if r.tool == tool]
+            if not mine:
+                continue
+            run = mine[0]  # the hook before a tox command: the one that rewrites the files
+            scope = tuple(sorted({x for r in mine for x in r.scope})) if all(r.scope for r in mine) else ()
+            length = _length_arg(run.args)
+            own = f"{run.path} {run.name}"
+            if tool == "black":
+                configured = [t for t in out.tools if t.tool == "black" and _within(t.directory, directory)]
+                for t in configured:
+                    if any(a in _SKIP_STRINGS for a in run.args):
+                        t.settings = [x for x in t.settings if x.rule != QUOTES]
+                    if length:
+                        _override_length(t, length, own)
+                if not any(t.directory == directory for t in configured):
+                    why = f"{run.name} {length[1]}" if length else f"{run.name} (default line-length 88)"
+                    normalizes = not any(a in _SKIP_STRINGS for a in run.args)
+                    made = _black(run.path, run.name, length[0] if length else 88, why, normalizes)
+                    made.scope = scope
+                    out.tools.append(made)
+                continue
+            tables = {p: t for p, t in ruff_tables.items() if _within(posixpath.dirname(p), directory)}
+            rebuilt: list[ToolSettings] = []
+            for p, (table, header) in sorted(tables.items()):
+                rebuilt += _ruff(p, table, header, run=own)
+            unconfigured = not any(posixpath.dirname(p) == directory for p in tables)
+            defaults = _ruff(run.path, {}, "", run.name) if unconfigured else []
+            for t in defaults:
+                t.scope = scope
+            if length:
+                for t in rebuilt:
+                    _override_length(t, length, own)
+                for t in defaults:
+                    _override_length(t, length, run.name)
+            out.tools = [t for t in out.tools if not (t.tool == "ruff" and t.path in tables)] + rebuilt + defaults
 
 
 def _hook_scripts(path: str, doc: Any) -> set[str]:
@@ -840,20 +1036,9 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
     black = tool.get("black")
     if isinstance(black, dict):
         got = _get(black, "line-length", "line_length")
-        length = _int(got[1]) if got else 88
-        where = f"[tool.black] {got[0]} = {got[1]}" if got else "[tool.black] (default line-length 88)"
-        s = ToolSettings("black", path, FORMATTER, PYTHON)
-        if length:
-            s.settings.append(Setting(LENGTH, str(length), where, code_only=True, type_ignore_whole=True))
-        s.settings += [
-            Setting(UNIT, "space", "[tool.black] (black indents with spaces)"),
-            Setting(WIDTH, "4", "[tool.black] (black indents by 4 spaces)"),
-            Setting(TRAILING, "none", "[tool.black] (black strips trailing whitespace)"),
-        ]
+        why = f"[tool.black] {got[0]} = {got[1]}" if got else "[tool.black] (default line-length 88)"
         skip = _get(black, "skip-string-normalization", "skip_string_normalization")
-        if not (skip and skip[1] is True):
-            s.settings.append(Setting(QUOTES, "double", "[tool.black] (black normalizes strings to double quotes)"))
-        out.append(s)
+        out.append(_black(path, "[tool.black]", _int(got[1]) if got else 88, why, not (skip and skip[1] is True)))
     ruff = tool.get("ruff")
     if isinstance(ruff, dict):
         out += _ruff(path, ruff)
@@ -889,6 +1074,23 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
             s.settings.append(Setting(LENGTH, str(_int(got[1])), f"[tool.pylint.format] max-line-length = {got[1]}"))
             out.append(s)
     return out
+
+
+def _black(path: str, where: str, length: int | None, length_why: str, normalizes: bool) -> ToolSettings:
+    """Black's settings, from a ``[tool.black]`` table or a hook or command that runs it (``where``):
+    its line length, 4-space indentation, no trailing whitespace and, unless told to skip string
+    normalization, double quotes."""
+    s = ToolSettings("black", path, FORMATTER, PYTHON)
+    if length:
+        s.settings.append(Setting(LENGTH, str(length), length_why, code_only=True, type_ignore_whole=True))
+    s.settings += [
+        Setting(UNIT, "space", f"{where} (black indents with spaces)"),
+        Setting(WIDTH, "4", f"{where} (black indents by 4 spaces)"),
+        Setting(TRAILING, "none", f"{where} (black strips trailing whitespace)"),
+    ]
+    if normalizes:
+        s.settings.append(Setting(QUOTES, "double", f"{where} (black normalizes strings to double quotes)"))
+    return s
 
 
 def _codes(value: Any) -> list[str]:
@@ -972,21 +1174,27 @@ def _ruff_declares(
 _PRESERVING: dict[str, Any] = {"quote-style": "preserve"}
 
 
-def _ruff(path: str, ruff: dict[str, Any], table: str = "tool.ruff") -> list[ToolSettings]:
-    """``table``: where the settings sit, for the evidence ("" in ruff.toml, the top level)."""
+def _ruff(path: str, ruff: dict[str, Any], table: str = "tool.ruff", run: str = "") -> list[ToolSettings]:
+    """``table``: where the settings sit, for the evidence ("" in ruff.toml, the top level).
+    ``run``: the hook or command that runs ruff format (``_formatter_runs``), which formats with
+    these settings whether or not a format table says anything."""
 
     def at(sub: str = "") -> str:  # the table's header and a space; nothing at the top level
+        if sub == "format" and run and not isinstance(raw_fmt, dict):
+            return f"{run} (ruff format's defaults): "
         name = ".".join(part for part in (table, sub) if part)
         return f"[{name}] " if name else ""
 
     raw_lint, raw_fmt = ruff.get("lint"), ruff.get("format")
     lint: dict[str, Any] = raw_lint if isinstance(raw_lint, dict) else {}
     fmt: dict[str, Any] | None = raw_fmt if isinstance(raw_fmt, dict) else None
-    if fmt and all(_PRESERVING.get(k) == v for k, v in fmt.items()):
+    if fmt and all(_PRESERVING.get(k) == v for k, v in fmt.items()) and not run:
         # A format table that only tells ruff format to keep what it finds (babel's
         # quote-style = "preserve") says nothing of a formatter being run: hundreds of babel's
         # lines exceed the width ruff format would keep.
         fmt = None
+    if fmt is None and run:
+        fmt = {}
 
     def option(key: str) -> Any:
         return lint.get(key, ruff.get(key))
@@ -1012,7 +1220,7 @@ def _ruff(path: str, ruff: dict[str, Any], table: str = "tool.ruff") -> list[Too
     elif got and _int(got[1]) and (fmt is not None or not _covers(ignored, "E501")):
         s.settings.append(Setting(LENGTH, str(_int(got[1])), f"{at()}{got[0]} = {got[1]}", code_only))
     elif fmt is not None or e501:
-        why = "ruff format" if fmt is not None else "E501 selected"
+        why = (run or "ruff format") if fmt is not None else "E501 selected"
         s.settings.append(Setting(LENGTH, "88", f"{at()}(default line-length 88, {why})", code_only))
     if fmt is not None:
         style = fmt.get("quote-style", "double")
