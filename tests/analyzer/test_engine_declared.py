@@ -14,6 +14,7 @@ from services.analyzer.review import Target, review, with_change_exclusions
 from services.analyzer.state import LoadedRepo
 from services.source.extract import extract
 from services.source.facts import FileFacts
+from services.source.imports import resolve_imports
 from tests.analyzer.engine_factories import HELD_RAISED
 from tests.analyzer.service_corpus import NOUNS, PACKAGES, module_source
 
@@ -1256,3 +1257,83 @@ def test_a_ruff_format_hook_formats_at_ruffs_configuration_or_its_defaults() -> 
     assert (
         quotes.evidence == ".pre-commit-config.yaml hook ruff-format (ruff format's defaults): quote-style = 'double'"
     )
+
+
+# --- which imports the project's import sorter files as first party --------------------------------
+
+# A package installed from a directory of another name (setup.cfg `package_dir = workflows = lib`):
+# `workflows.billing` resolves to no file of the tree, so only isort's `known_first_party` says it
+# is the project's own. isort files it with the tests' own helpers, alphabetically after them.
+ODD_LAYOUT_TEST = """\
+import pytest
+
+from tests.factories import make_ledger
+from workflows.billing.invoice import Invoice
+
+
+def test_totals() -> None:
+    assert make_ledger(Invoice).total() == 0
+"""
+
+
+def _odd_layout_repo() -> list[FileFacts]:
+    files = [
+        facts_of(f"lib/{package}/{noun}.py", module_source(package, noun, p * 20 + n))
+        for p, package in enumerate(PACKAGES)
+        for n, noun in enumerate(NOUNS)
+    ]
+    files.append(facts_of("lib/__init__.py", '"""Workflows."""\n'))
+    files.append(facts_of("tests/factories.py", "def make_ledger(kind: type) -> object:\n    return kind()\n"))
+    return files
+
+
+def test_isorts_known_first_party_decides_a_package_the_tree_does_not_resolve() -> None:
+    isort = (
+        "[metadata]\nname = workflows\n\n[options]\npackage_dir =\n    workflows = lib\n\n[isort]\nprofile = black\n"
+    )
+    files = _odd_layout_repo()
+    undeclared = learn(files, tool_configs={"setup.cfg": isort})
+    declared = learn(files, tool_configs={"setup.cfg": isort + "known_first_party = workflows\n"})
+    path = "tests/billing/test_totals.py"
+    misplaced = ODD_LAYOUT_TEST.replace("import pytest\n\n", "").replace("Invoice\n", "Invoice\nimport pytest\n")
+
+    [(line, message)] = import_findings(undeclared, path, ODD_LAYOUT_TEST)
+    assert (line, message.split(",")[0]) == (
+        4,
+        "third-party import `workflows.billing.invoice` comes after local imports",
+    )
+    assert import_findings(declared, path, ODD_LAYOUT_TEST) == []
+    [(line, message)] = import_findings(declared, path, misplaced)
+    assert message.split(",")[0] == "third-party import `pytest` comes after local imports"
+    assert conv(declared, "formatting.imports.order").params["first_party"] == "workflows"
+    # ruff's isort says the same in [tool.ruff.lint.isort] (or the older [tool.ruff.isort]).
+    for table in ("lint.isort", "isort"):
+        ruff = f'[tool.ruff.lint]\nselect = ["I"]\n\n[tool.ruff.{table}]\nknown-first-party = ["workflows"]\n'
+        assert import_findings(learn(files, tool_configs={"pyproject.toml": ruff}), path, ODD_LAYOUT_TEST) == []
+
+
+def test_declared_source_roots_file_a_package_elsewhere_with_the_third_party() -> None:
+    # cbor2: the package sits at the root, and isort's `src_paths = ["src"]` makes it third party:
+    # isort writes a test's `from cbor2 import ...` beside `import pytest`. Resolved against the
+    # tree, the import is the project's own; the declared roots win.
+    files = [
+        facts_of(f"shipyard/{package}/{noun}.py", module_source(package, noun, p * 20 + n))
+        for p, package in enumerate(PACKAGES)
+        for n, noun in enumerate(NOUNS)
+    ]
+    conftest = (
+        "from shipyard.billing.ledger import Ledger\nimport pytest\n\n\n@pytest.fixture\ndef ledger() -> Ledger:\n"
+    )
+    conftest += "    return Ledger()\n"
+    [resolved] = resolve_imports([*files, facts_of("tests/conftest.py", conftest)])[-1:]
+    isort = '[tool.isort]\nprofile = "black"\n'
+
+    def findings(config: str) -> list[str]:
+        model = learn(files, tool_configs={"pyproject.toml": config})
+        return [f.message.split(",")[0] for f in check(resolved, conftest, model) if f.rule.endswith("order")]
+
+    assert findings(isort) == ["third-party import `pytest` comes after local imports"]
+    assert findings(isort + 'src_paths = ["src"]\n') == []
+    assert findings(isort + 'src_paths = ["src", "."]\n') == ["third-party import `pytest` comes after local imports"]
+    # ruff's `src` reads the same.
+    assert findings('[tool.ruff]\nsrc = ["src"]\n\n[tool.ruff.lint]\nselect = ["I"]\n') == []

@@ -74,7 +74,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     strict, ruff's ANN and D rules) are declared conventions, strict, of their own family.
 # 29: black and ruff format run by a pre-commit hook or a tox command declare their settings
 #     (their defaults without a configuration table; the run's arguments win).
-MODEL_SCHEMA_VERSION = 29
+# 30: a declared import order carries the sorter's first party (``params.first_party``,
+#     ``params.source_roots``: isort known_first_party / src_paths, ruff known-first-party / src).
+MODEL_SCHEMA_VERSION = 30
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

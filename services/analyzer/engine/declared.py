@@ -51,6 +51,7 @@ class Declared:
     code_only: bool = False  # a line length that string literals and comments may exceed
     scope: tuple[str, ...] = ()  # the paths the declaring tool is run on (toolconfig.ToolSettings.scope)
     type_ignore_whole: bool = False  # a line length no tool holds a line ending in `# type: ignore` to
+    params: tuple[tuple[str, str], ...] = ()  # toolconfig.Setting.params
 
     @property
     def sort_key(self) -> tuple[str, str, str]:
@@ -106,7 +107,7 @@ _EDITOR_RULES = frozenset(
 
 
 def _declared(s: Setting, path: str, scope: tuple[str, ...] = ()) -> Declared:
-    return Declared(s.rule, s.choice, path, s.evidence, s.code_only, scope, s.type_ignore_whole)
+    return Declared(s.rule, s.choice, path, s.evidence, s.code_only, scope, s.type_ignore_whole, s.params)
 
 
 def _number(s: Setting) -> int:
@@ -306,6 +307,7 @@ def _convention(
     kept_share: float,
 ) -> Convention:
     params: dict[str, str | int | float | bool] = {"declared_in": value.file, "setting": value.setting}
+    params.update(value.params)
     if value.scope:
         params["scope"] = "\n".join(value.scope)
     count = support = 0

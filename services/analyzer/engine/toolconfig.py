@@ -113,6 +113,9 @@ class Setting:
     # "unsplittable type ignore": splitting would move the pragma off the expression it silences).
     # Ruff format measures the line without the pragma and splits it all the same.
     type_ignore_whole: bool = False
+    # Further parameters of the declared convention (``Convention.params``): the import sorter's
+    # first-party modules and source roots (``first_party``, ``source_roots``, one a line).
+    params: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(slots=True)
@@ -1045,7 +1048,10 @@ def _pyproject(path: str, doc: dict[str, Any]) -> list[ToolSettings]:
     isort = tool.get("isort")
     if isinstance(isort, dict):
         s = ToolSettings("isort", path, FORMATTER, PYTHON)
-        s.settings.append(Setting(IMPORT_ORDER, "ordered", "[tool.isort] (isort groups stdlib, third party, local)"))
+        why = "[tool.isort] (isort groups stdlib, third party, local)"
+        options = {k.replace("-", "_"): v for k, v in isort.items()}
+        first = _first_party(path, options.get("known_first_party"), options.get("src_paths"))
+        s.settings.append(Setting(IMPORT_ORDER, "ordered", why, params=first))
         out.append(s)
     flake8 = tool.get("flake8")
     if isinstance(flake8, dict):  # the Flake8-pyproject plugin's table
@@ -1234,7 +1240,10 @@ def _ruff(path: str, ruff: dict[str, Any], table: str = "tool.ruff", run: str = 
             s.settings.append(Setting(WIDTH, str(width), f"{at()}indent-width = {width}"))
         s.settings.append(Setting(TRAILING, "none", f"{at('format')}(ruff format strips trailing whitespace)"))
     if _covers(selected, "I001") and not _covers(ignored, "I001"):
-        s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{at()}(rule I001 selected)"))
+        raw_isort = lint.get("isort", ruff.get("isort"))  # [tool.ruff.lint.isort], before it [tool.ruff.isort]
+        known = raw_isort.get("known-first-party") if isinstance(raw_isort, dict) else None
+        first = _first_party(path, known, ruff.get("src"))
+        s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{at()}(rule I001 selected)", params=first))
     declares = _ruff_declares(selected, ignored, lint, ruff)
     where = at("lint") if "select" in lint or "extend-select" in lint else at()
     for rule, evidence in declares:
@@ -1414,7 +1423,11 @@ def _ini(path: str, text: str) -> list[ToolSettings]:
         out += _pydocstyle(path, dict(parser.items("pydocstyle")), f"{name} [pydocstyle]")
     if parser.has_section("isort") or parser.has_section("tool:isort") or name == ".isort.cfg":
         s = ToolSettings("isort", path, FORMATTER, PYTHON)
-        s.settings.append(Setting(IMPORT_ORDER, "ordered", f"{name} [isort] (isort groups stdlib, third party, local)"))
+        section = next((x for x in ("isort", "tool:isort", "settings") if parser.has_section(x)), "")
+        options = {k.replace("-", "_"): v for k, v in parser.items(section)} if section else {}
+        first = _first_party(path, options.get("known_first_party"), options.get("src_paths"))
+        why = f"{name} [isort] (isort groups stdlib, third party, local)"
+        s.settings.append(Setting(IMPORT_ORDER, "ordered", why, params=first))
         out.append(s)
     return out
 
@@ -1447,6 +1460,22 @@ def _pydocstyle(path: str, raw: Mapping[str, str], where: str) -> list[ToolSetti
         if any(_selects(c, code) for c in on) and not any(_selects(c, code) for c in off):
             s.settings.append(Setting(rule, "documented", f"{where} {base} ({code})"))
     return [s] if s.settings else []
+
+
+def _first_party(path: str, known: Any, sources: Any) -> tuple[tuple[str, str], ...]:
+    """What an import sorter's configuration at ``path`` says is first party: the modules it
+    names (isort ``known_first_party``, ruff ``known-first-party``) and the directories, from the
+    repository root, whose top-level packages and modules are (isort ``src_paths``, ruff ``src``;
+    "." for the root). Unset, the sorter's defaults and the engine's resolution decide."""
+    out: list[tuple[str, str]] = []
+    names = sorted({n.split(".", 1)[0] for n in _globs(known) if _DOTTED.fullmatch(n)})
+    if names:
+        out.append(("first_party", "\n".join(names)))
+    base = posixpath.dirname(path)
+    roots = sorted({posixpath.normpath(posixpath.join(base, r)) for r in _globs(sources) if "*" not in r})
+    if roots:
+        out.append(("source_roots", "\n".join(roots)))
+    return tuple(out)
 
 
 def _flake8_like(path: str, tool: str, options: Mapping[str, str], where: str) -> list[ToolSettings]:

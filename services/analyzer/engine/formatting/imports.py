@@ -52,7 +52,7 @@ def first_party(index: ModelIndex) -> frozenset[str]:
     review was resolved against the tree (a test importing ``virtualenv`` from ``src/virtualenv/``).
     A package at the root is left to the resolution: a project that sets isort's ``src_paths`` to
     ``src`` alone makes it third party (cbor2's tests put ``import cbor2`` beside ``pytest``, as
-    its isort wants), and that setting is not read."""
+    its isort wants); where the sorter's configuration says so, ``_as_declared`` decides instead."""
     cached = index.extra.get("first_party")
     if cached is None:
         modules = index.model.modules
@@ -72,6 +72,51 @@ def _as_grouped(imports: list[Import], own: frozenset[str]) -> list[Import]:
         else i
         for i in imports
     ]
+
+
+def _rooted(index: ModelIndex, roots: tuple[str, ...]) -> frozenset[str]:
+    """The top-level Python packages and modules found directly in the source roots ``roots``
+    ("." the repository root), as isort's ``src_paths`` and ruff's ``src`` find them."""
+    key = "first_party_roots:" + "\n".join(roots)
+    cached = index.extra.get(key)
+    if cached is None:
+        found: set[str] = set()
+        for path in index.model.modules.values():
+            if not path.endswith(_PYTHON_SOURCES):
+                continue
+            for root in roots:
+                rest = path if root == "." else path[len(root) + 1 :] if path.startswith(root + "/") else ""
+                if rest:  # a package (its directory) or a module file of the root
+                    found.add(rest.split("/", 1)[0] if "/" in rest else rest.rsplit(".", 1)[0])
+        cached = frozenset(found)
+        index.extra[key] = cached
+    return cached
+
+
+def _as_declared(imports: list[Import], path: str, conv: Convention, index: ModelIndex) -> list[Import] | None:
+    """``imports`` grouped as the import sorter's own configuration says (``first_party``, and
+    ``source_roots`` when it names them: then an absolute import is first party only when it
+    names a declared module, one found in a root, or the file's own top-level package, as ruff's
+    ``detect-same-package`` does; isort files the rest with the third party). None: nothing declared."""
+    named = frozenset(str(conv.params.get("first_party", "")).split())
+    roots = tuple(str(conv.params.get("source_roots", "")).split())
+    if not named and not roots:
+        return None
+    own = named | (_rooted(index, roots) if roots else first_party(index))
+    # The file's own top-level package: the first directory below the root it lies in.
+    within = [path[len(r) + 1 :] for r in roots if r != "." and path.startswith(r + "/")]
+    rest = within[0] if within else path
+    mine = rest.split("/", 1)[0] if "/" in rest else ""
+    out: list[Import] = []
+    for i in imports:
+        top = i.module.split(".", 1)[0]
+        if i.is_relative or i.group == "stdlib":
+            out.append(i)
+        elif top in own or (not roots and i.group == "local") or top == mine:
+            out.append(i if i.group == "local" else msgspec.structs.replace(i, group="local"))
+        else:
+            out.append(i if i.group == "third_party" else msgspec.structs.replace(i, group="third_party"))
+    return out
 
 
 def _out_of_order(imports: list[Import]) -> tuple[Import, int] | None:
@@ -159,7 +204,8 @@ def check(fc: FileCheck) -> None:
     conv = fc.find(RULE)
     if conv is None or conv.choice != "ordered" or not fc.wants(conv):
         return
-    imports = _as_grouped(top_imports(fc.facts), first_party(fc.index))
+    top = top_imports(fc.facts)
+    imports = _as_declared(top, fc.path, conv, fc.index) or _as_grouped(top, first_party(fc.index))
     for block in blocks(imports, fc.lines):
         found = _out_of_order(block)
         if found is None:
