@@ -1137,6 +1137,8 @@ def test_pydocstyles_own_configuration_declares_the_docstrings_it_checks() -> No
     assert change_findings(model, "src/acme/extra.py", None, UNDOCUMENTED)[0] == [
         "documentation.docstring.function:brand_new"
     ]
+
+
 # --- formatters a hook or a command runs, with no configuration table of their own ----------------
 
 # python-tabulate before its move to ruff: black from pre-commit (`args: [--safe]`) and no
