@@ -999,6 +999,23 @@ def test_mypy_ini_sections_let_modules_off() -> None:
     ]
 
 
+def test_a_verbose_mypy_exclude_spanning_lines_scopes_the_rule() -> None:
+    # coverage.py's shape: a multi-line `(?x)` exclude with a comment. A scope is kept one regex
+    # a line, so the pattern's own lines must not split it (it broke the review of every file).
+    pyproject = (
+        '[tool.mypy]\ndisallow_untyped_defs = true\nexclude = """(?x)(\n'
+        "    ^tests/.*_plugin\\\\.py$           # not part of our test suite.\n"
+        '    )"""\n'
+    )
+    model = learn(typed_repo("acme"), tool_configs={"pyproject.toml": pyproject})
+
+    assert "\n" not in str(conv(model, "typing.annotations.function").params["scope"])
+    assert change_findings(model, "tests/cov_plugin.py", None, '"""Plugin."""\n' + NEW_HELPER)[0] == []
+    assert change_findings(model, "acme/extra.py", None, '"""Extra."""\n' + NEW_HELPER)[0] == [
+        "typing.annotations.function:brand_new"
+    ]
+
+
 def test_mypy_without_untyped_defs_declares_nothing_and_the_learned_rule_stays_held() -> None:
     for configs in (
         {},

@@ -1362,7 +1362,12 @@ def _exclude_regex(value: Any) -> str:
     for p in patterns:
         p = p.strip()
         flags = re.match(r"^\(\?([aiLmsux]+)\)", p)
-        groups.append(f"(?{flags.group(1)}:{p[flags.end() :]})" if flags else f"(?:{p})")
+        body = p[flags.end() :] if flags else p
+        if flags and "x" in flags.group(1):
+            # A scope is stored one regex a line: a verbose pattern's lines are joined, each
+            # without its comment (whitespace means nothing there, a comment would swallow the rest).
+            body = " ".join(re.sub(r"(?<!\\)\s#.*$|^#.*$", "", line) for line in body.splitlines())
+        groups.append(f"(?{flags.group(1)}:{body})" if flags else f"(?:{body})")
     joined = "(?:" + "|".join(groups) + ")" if groups else ""
     try:
         re.compile(joined)
