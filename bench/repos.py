@@ -31,9 +31,13 @@ CONFIG_NAMES = frozenset(
         *(".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", "prettier.config.js"),
         *(".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml", ".eslintrc.js", "eslint.config.js"),
         *("eslint.config.mjs", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore"),
-        *(".eslintignore", ".jshintignore", ".codespellrc"),
+        *(".eslintignore", ".jshintignore", ".codespellrc", "mypy.ini", ".mypy.ini"),
     }
 )
+# Files that say which tools are run (task runners at the root, CI workflows); noxfile.py is
+# source besides, read as a configuration too (``read_as_config``), like setup.py.
+RUN_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "justfile", "Justfile"})
+NOXFILE = "noxfile.py"
 
 
 @dataclass(frozen=True)
@@ -102,13 +106,17 @@ def wanted_path(path: str) -> bool:
 
 def is_config(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
+    if name in RUN_NAMES and "/" not in path:
+        return True
+    if path.startswith(".github/workflows/") and path.count("/") == 2 and name.endswith((".yml", ".yaml")):
+        return True
     return (name in CONFIG_NAMES or is_requirements(path)) and not (_SKIP_DIRS & set(path.split("/")[:-1]))
 
 
 def read_as_config(path: str) -> bool:
     """A configuration file, or a source file also read for what it declares (setup.py's
     dependencies): the analyzer is given its text as a tool configuration too."""
-    return is_config(path) or (path.rsplit("/", 1)[-1] == SETUP_PY and wanted_path(path))
+    return is_config(path) or (path.rsplit("/", 1)[-1] == SETUP_PY and wanted_path(path)) or path == NOXFILE
 
 
 def tree(git_dir: Path, commit: str, configs: bool = False) -> dict[str, str]:

@@ -31,6 +31,22 @@ TOOL_CONFIG_NAMES: frozenset[str] = frozenset(
      ".editorconfig", "package.json", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore",
      ".eslintignore", ".jshintignore", ".codespellrc", "setup.py", "mypy.ini", ".mypy.ini"}
 )  # fmt: skip
+# Files that say which tools the project runs, not how they are set (read for that alone): task
+# runners and CI workflows. A type checker's or linter's configuration enforces nothing that
+# nothing runs (cattrs sets `strict = true` for a mypy no task, hook or workflow invokes).
+RUN_FILE_NAMES: frozenset[str] = frozenset(
+    {"noxfile.py", "Makefile", "makefile", "GNUmakefile", "justfile", "Justfile"}
+)
+WORKFLOWS_DIR = ".github/workflows/"
+
+
+def is_run_file(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    if path.startswith(WORKFLOWS_DIR) and "/" not in path[len(WORKFLOWS_DIR) :]:
+        return name.endswith((".yml", ".yaml"))
+    return name in RUN_FILE_NAMES and "/" not in path
+
+
 # setup.py is Python source too; it is read besides for the dependencies it declares.
 SETUP_PY = "setup.py"
 # pip requirements files (``requirements.txt``, ``test-requirements.txt``, ``requirements/dev.txt``):
@@ -47,7 +63,7 @@ def is_requirements(path: str) -> bool:
 
 
 def is_tool_config(path: str) -> bool:
-    return path.rsplit("/", 1)[-1] in TOOL_CONFIG_NAMES or is_requirements(path)
+    return path.rsplit("/", 1)[-1] in TOOL_CONFIG_NAMES or is_requirements(path) or is_run_file(path)
 
 
 # `test-d` and `*.test-d.ts` hold tsd's type tests (execa, ky, chalk).

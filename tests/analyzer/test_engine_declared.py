@@ -945,6 +945,22 @@ def change_findings(model: ConventionModel, path: str, base: str | None, head: s
     )
 
 
+# How each of these projects runs its checkers: a CI workflow step (structlog, attrs), a
+# pre-commit hook (anyio, packaging). A configuration nothing runs declares nothing.
+LINT_WORKFLOW = """\
+name: lint
+on: [push]
+jobs:
+  lint:
+    runs-on: ubuntu-latest
+    steps:
+      - run: python -m mypy
+      - run: ruff check --output-format=github .
+      - run: pydocstyle src
+"""
+RUN = {".github/workflows/lint.yml": LINT_WORKFLOW}
+
+
 # anyio's and structlog's shape: strict mypy on the package and its tests, the tests let off.
 MYPY_STRICT = """\
 [tool.mypy]
@@ -961,7 +977,7 @@ disallow_untyped_defs = false
 
 def test_mypy_strict_declares_annotations_strict_for_what_a_change_adds() -> None:
     stub = {"src/acme/fast.pyi": "def brand_new(values: list[int]) -> list[int]: ...\n"}
-    model = learn(typed_repo("src/acme", stub), tool_configs={"pyproject.toml": MYPY_STRICT})
+    model = learn(typed_repo("src/acme", stub), tool_configs={"pyproject.toml": MYPY_STRICT, **RUN})
 
     typed = conv(model, "typing.annotations.function")
     assert (typed.choice, typed.level, typed.source, typed.family) == ("annotated", "strict", "declared", "typing")
@@ -987,7 +1003,7 @@ def test_mypy_ini_sections_let_modules_off() -> None:
         "[metadata]\nname = acme\n\n[mypy]\ndisallow_untyped_defs = True\nignore_missing_imports = True\n\n"
         "[mypy-acme.vendor.*]\nignore_errors = True\n"
     )
-    model = learn(typed_repo("acme"), tool_configs={"setup.cfg": setup_cfg})
+    model = learn(typed_repo("acme"), tool_configs={"setup.cfg": setup_cfg, **RUN})
 
     assert conv(model, "typing.annotations.function").description.startswith(
         "declared in setup.cfg: setup.cfg [mypy] disallow_untyped_defs = True"
@@ -1007,7 +1023,7 @@ def test_a_verbose_mypy_exclude_spanning_lines_scopes_the_rule() -> None:
         "    ^tests/.*_plugin\\\\.py$           # not part of our test suite.\n"
         '    )"""\n'
     )
-    model = learn(typed_repo("acme"), tool_configs={"pyproject.toml": pyproject})
+    model = learn(typed_repo("acme"), tool_configs={"pyproject.toml": pyproject, **RUN})
 
     assert "\n" not in str(conv(model, "typing.annotations.function").params["scope"])
     assert change_findings(model, "tests/cov_plugin.py", None, '"""Plugin."""\n' + NEW_HELPER)[0] == []
@@ -1029,6 +1045,55 @@ def test_mypy_without_untyped_defs_declares_nothing_and_the_learned_rule_stays_h
         assert change_findings(model, "src/acme/extra.py", None, '"""Extra."""\n' + NEW_HELPER)[0] == []
 
 
+def test_a_checker_configured_but_never_run_declares_nothing() -> None:
+    # cattrs: `[tool.mypy] strict = true`, and no hook, tox command, task or workflow runs mypy.
+    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": MYPY_STRICT})
+    typed = conv(model, "typing.annotations.function")
+    assert (typed.source, typed.level) == ("learned", "loose")
+    assert change_findings(model, "src/acme/extra.py", None, '"""Extra."""\n' + NEW_HELPER)[0] == []
+    # The same mypy run by a pre-commit hook, a nox session, a make recipe or a tox command declares.
+    runners = (
+        {
+            ".pre-commit-config.yaml": "repos:\n  - repo: https://github.com/pre-commit/mirrors-mypy\n"
+            "    rev: v1.11.2\n    hooks:\n      - id: mypy\n"
+        },
+        {"noxfile.py": 'import nox\n\n\n@nox.session\ndef lint(session):\n    session.run("mypy", "src")\n'},
+        {"Makefile": "lint:\n\tpython -m mypy src tests\n"},
+        {"tox.ini": "[testenv:typing]\ncommands = mypy src\n"},
+    )
+    for runner in runners:
+        assert read({"pyproject.toml": MYPY_STRICT, **runner}).tools[0].tool == "mypy", runner
+    # Named without being run: a stubs package, an extension, a workflow comment.
+    installs = (
+        "jobs:\n  t:\n    steps:\n      # mypy runs elsewhere\n      - run: pip install types-mypy mypy_extensions\n"
+    )
+    assert read({"pyproject.toml": MYPY_STRICT, ".github/workflows/t.yml": installs}).tools == []
+    # coverage.py: `select = ["ALL"]` for ruff's linter while only ruff format runs (a hook and tox):
+    # neither annotations nor docstrings nor import order are declared, and the length binds code only.
+    coverage = '[tool.ruff]\nline-length = 100\n\n[tool.ruff.lint]\nselect = ["ALL"]\n'
+    hook = (
+        "repos:\n  - repo: https://github.com/astral-sh/ruff-pre-commit\n    rev: v0.14.4\n"
+        "    hooks:\n      - id: ruff-format\n"
+    )
+    tox = "[testenv:quality]\ncommands =\n    ruff format --check\n    python -m pylint coverage\n"
+    configs = read({"pyproject.toml": coverage, ".pre-commit-config.yaml": hook, "tox.ini": tox})
+    [ruff] = configs.tools
+    assert [(s.rule, s.choice, s.code_only) for s in ruff.settings if s.rule == LINE_LENGTH] == [
+        (LINE_LENGTH, "100", True)
+    ]
+    assert not {s.rule for s in ruff.settings} & {
+        "formatting.imports.order",
+        "typing.annotations.function",
+        "documentation.docstring.function",
+    }
+    assert "pyproject.toml: only ruff format is run; ruff's lint rules not declared" in configs.notes
+    # `ruff check` in a workflow is the linter run: everything it selects is declared again.
+    checked = read({"pyproject.toml": coverage, ".pre-commit-config.yaml": hook, "tox.ini": tox, **RUN})
+    assert {"typing.annotations.function", "documentation.docstring.function"} <= {
+        s.rule for s in checked.tools[0].settings
+    }
+
+
 # packaging's, filelock's and nox's shape: every ruff rule, a few families turned off.
 RUFF_ALL_BUT_DOCSTRINGS = """\
 [tool.ruff.lint]
@@ -1047,7 +1112,7 @@ UNDOCUMENTED = '"""Extra."""\n' + NEW_HELPER
 
 
 def test_ruff_selecting_all_declares_annotations_and_the_docstrings_it_does_not_ignore() -> None:
-    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": RUFF_ALL_BUT_DOCSTRINGS})
+    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": RUFF_ALL_BUT_DOCSTRINGS, **RUN})
 
     typed = conv(model, "typing.annotations.method")
     assert (typed.level, typed.source) == ("strict", "declared")
@@ -1062,7 +1127,7 @@ def test_ruff_selecting_all_declares_annotations_and_the_docstrings_it_does_not_
 
 def test_ruffs_most_specific_selector_decides_and_a_shorter_linter_name_is_another_linter() -> None:
     def rules(lint: str) -> set[str]:
-        return {s.rule for t in read({"pyproject.toml": "[tool.ruff.lint]\n" + lint}).tools for s in t.settings}
+        return {s.rule for t in read({"pyproject.toml": "[tool.ruff.lint]\n" + lint, **RUN}).tools for s in t.settings}
 
     typing = {"typing.annotations.function", "typing.annotations.method"}
     docs = {"documentation.docstring.function", "documentation.docstring.method"}
@@ -1113,7 +1178,7 @@ class Strict(json.JSONEncoder):
 
 
 def test_ruffs_docstring_codes_declare_docstrings_where_ruff_asks_for_them() -> None:
-    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": RUFF_DOCSTRINGS})
+    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": RUFF_DOCSTRINGS, **RUN})
 
     documented = conv(model, "documentation.docstring.function")
     assert (documented.level, documented.source, documented.family) == ("strict", "declared", "documentation")
@@ -1140,14 +1205,14 @@ def test_ruffs_docstring_codes_declare_docstrings_where_ruff_asks_for_them() -> 
 
 def test_pydocstyles_own_configuration_declares_the_docstrings_it_checks() -> None:
     def rules(configs: dict[str, str]) -> set[str]:
-        return {s.rule for t in read(configs).tools if t.tool == "pydocstyle" for s in t.settings}
+        return {s.rule for t in read({**configs, **RUN}).tools if t.tool == "pydocstyle" for s in t.settings}
 
     docs = {"documentation.docstring.function", "documentation.docstring.method"}
     assert rules({"pyproject.toml": '[tool.pydocstyle]\nconvention = "numpy"\n'}) == docs
     assert rules({"setup.cfg": "[pydocstyle]\nadd-ignore = D102,D105\n"}) == {"documentation.docstring.function"}
     assert rules({"tox.ini": "[pydocstyle]\nignore = D1\n"}) == set()
     assert rules({"setup.cfg": "[pydocstyle]\nselect = D2,D3\n"}) == set()
-    model = learn(typed_repo("src/acme"), tool_configs={"setup.cfg": "[pydocstyle]\nconvention = google\n"})
+    model = learn(typed_repo("src/acme"), tool_configs={"setup.cfg": "[pydocstyle]\nconvention = google\n", **RUN})
     assert conv(model, "documentation.docstring.function").description.startswith(
         "declared in setup.cfg: setup.cfg [pydocstyle] convention = google (D103)"
     )

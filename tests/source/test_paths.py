@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from services.source import paths  # not `import tested_stem`: pytest would collect it
-from services.source.paths import is_test_path, is_vendored, module_name
+from services.source.paths import is_run_file, is_test_path, is_tool_config, is_vendored, module_name
 
 
 @pytest.mark.parametrize(
@@ -78,3 +78,12 @@ def test_vendored_paths() -> None:
     assert is_vendored("static/jquery.min.js")
     assert not is_vendored("src/vendors.py")
     assert not is_vendored("src/vendor_api.go")
+
+
+def test_run_files_are_served_with_the_tool_configurations() -> None:
+    # What says which checkers the project runs: root task runners and CI workflows.
+    for path in ("noxfile.py", "Makefile", "justfile", ".github/workflows/ci.yml", ".github/workflows/lint.yaml"):
+        assert is_run_file(path), path
+        assert is_tool_config(path), path
+    for path in ("docs/Makefile", "src/noxfile.py", ".github/workflows/scripts/x.yml", ".github/dependabot.yml"):
+        assert not is_run_file(path), path

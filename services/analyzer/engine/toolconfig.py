@@ -28,7 +28,7 @@ import yaml
 from editorconfig.exceptions import ParsingError
 from editorconfig.ini import EditorConfigParser
 
-from services.source.paths import SETUP_PY, TOOL_CONFIG_NAMES, is_requirements
+from services.source.paths import SETUP_PY, TOOL_CONFIG_NAMES, is_requirements, is_run_file
 
 LENGTH = "formatting.line_length"
 UNIT = "formatting.indent.unit"
@@ -259,6 +259,10 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                     _tox_runs(runs, path, text)
                 if name == "setup.cfg" and not fixture(path):
                     out.commands.update(_setup_cfg_scripts(text))
+            elif is_run_file(path) and name != SETUP_PY:
+                _run_file(runs, text)
+                if name == NOXFILE:
+                    continue
             elif name == PRE_COMMIT:
                 doc = yaml.safe_load(text)
                 _pre_commit_runs(runs, path, doc)
@@ -391,6 +395,12 @@ class _Runs:
             t.tool in _SCOPED_LINTERS and self._runs(t.directory, _RUFF_LINT) and not self._runs(t.directory, {t.tool})
         )
 
+    def _format_only(self, t: ToolSettings) -> bool:
+        """A ruff configuration whose formatter the project runs (a ``ruff-format`` hook, ``ruff
+        format`` in tox) and whose linter nothing seen runs: coverage.py selects ``ALL`` in
+        ``[tool.ruff.lint]`` while only ``ruff format`` runs, so its lint selection enforces nothing."""
+        return t.tool == "ruff" and self._runs(t.directory, {"ruff-format"}) and not self._runs(t.directory, _RUFF_LINT)
+
     def apply(self, out: ToolConfigs) -> None:
         # darker reformats only the lines a change touches: black's settings are the style of new
         # lines, not of the code, which keeps whatever it had (dateutil). Black run as a hook of
@@ -409,6 +419,20 @@ class _Runs:
         for t in stale:
             out.notes.append(f"{t.path}: {t.tool} is not run (ruff's linter runs instead); not declared")
         out.tools = [t for t in out.tools if not any(t is x for x in stale)]
+        unrun = [t for t in out.tools if t.tool in _RUN_NEEDED and not self._runs(t.directory, {t.tool})]
+        for t in unrun:
+            out.notes.append(f"{t.path}: {t.tool} is not run by any hook, tox command, task or workflow; not declared")
+        out.tools = [t for t in out.tools if not any(t is x for x in unrun)]
+        for t in out.tools:
+            if t.tool == "ruff" and not self._runs(t.directory, _RUFF_LINT):
+                # Annotations and docstrings are new declarations: they need ruff's linter seen run
+                # (its line length and import order are read as before, where nothing is seen).
+                t.settings = [s for s in t.settings if s.rule not in _RUN_NEEDED_RULES]
+            if self._format_only(t):
+                formatted = [_as_formatted(s) for s in t.settings if s.rule not in _LINT_ONLY_RULES]
+                if formatted != t.settings:
+                    out.notes.append(f"{t.path}: only ruff format is run; ruff's lint rules not declared")
+                t.settings = formatted
         for t in out.tools:
             if t.tool in _SCOPED_LINTERS:
                 runs = self.invocations.get((t.directory, t.tool), [])
@@ -422,6 +446,38 @@ class _Runs:
             for t in out.tools:
                 if t.tool == "prettier" and t.directory == base:
                     t.exempt += exempt
+
+
+# What only ruff's linter enforces (ruff format neither sorts imports nor asks for annotations or
+# docstrings); its line length binds code alone where only the formatter runs.
+_LINT_ONLY_RULES = frozenset({IMPORT_ORDER, *TYPING_RULES, DOCUMENTED_FUNCTION, DOCUMENTED_METHOD})
+
+
+def _as_formatted(s: Setting) -> Setting:
+    return replace(s, code_only=True) if s.rule == LENGTH else s
+
+
+# Tools whose configuration declares only where the project is seen to run them (a hook, a tox
+# command, a task runner or a CI workflow): a type checker configured and never invoked (cattrs'
+# `strict = true`) enforces nothing. The rules they declare, for ruff's part too.
+_RUN_NEEDED = frozenset({"mypy", "pydocstyle"})
+_RUN_NEEDED_RULES = frozenset({*TYPING_RULES, DOCUMENTED_FUNCTION, DOCUMENTED_METHOD})
+NOXFILE = "noxfile.py"
+# An invocation in a workflow step, a make/just recipe or a nox session (`session.run("mypy", ...)`):
+# the tool's name as a word of its own (not `types-mypy`, `mypy_extensions`, `flake8-pydocstyle`).
+_INVOKED = {
+    "mypy": re.compile(r"(?<![\w.-])mypy(?![\w.-])"),
+    "pydocstyle": re.compile(r"(?<![\w.-])pydocstyle(?![\w.-])"),
+    # ruff's linter: `ruff check`, the bare `ruff .`/`ruff src` of old releases, nox's "ruff", "check".
+    "ruff": re.compile(r"(?<![\w.-])ruff[\"']?(?:,\s*[\"']|\s+)(?:check\b|\.(?:\s|$)|--|src\b)"),
+}
+
+
+def _run_file(runs: _Runs, text: str) -> None:
+    """The tools a task runner (noxfile.py, Makefile, justfile) or a CI workflow invokes, from the root."""
+    for tool, pattern in _INVOKED.items():
+        if any(pattern.search(line) for line in text.splitlines() if not line.lstrip().startswith("#")):
+            runs.commands.setdefault("", set()).add(tool)
 
 
 def _parents(directory: str) -> list[str]:
@@ -453,12 +509,13 @@ def _tox_runs(runs: _Runs, path: str, text: str) -> None:
                 continue
             if len(words) > 2 and words[1] == "-m":  # python -m flake8, {envpython} -m flake8
                 words = words[2:]
-            if words:
-                runs.commands.setdefault(directory, set()).add(words[0])
             tool, args = ("black", words[1:]) if words[:1] == ["black"] else ("", [])
             if words[:2] == ["ruff", "format"]:
+                # `ruff format` runs the formatter only: "ruff" names the linter (`ruff check`, `ruff .`).
                 tool, args = "ruff-format", words[2:]
-                runs.commands[directory].add(tool)
+                runs.commands.setdefault(directory, set()).add(tool)
+            elif words:
+                runs.commands.setdefault(directory, set()).add(words[0])
             if tool:
                 paths = _positional(args)
                 whole = not paths or any(p.strip("./") == "" for p in paths)
