@@ -227,7 +227,7 @@ def main(argv: list[str] | None = None) -> int:
         "--set",
         default="unseen,own",
         help="corpora, comma-separated: unseen (bench/corpora.toml), own (tuned on), or any other set of"
-        " bench/corpora.toml (fresh, fresh2, fresh3, fresh4, fresh5: sets measured before any tuning on them)",
+        " bench/corpora.toml (fresh, fresh2, fresh3, fresh4, fresh5, fresh6: sets measured before any tuning on them)",
     )
     ap.add_argument("--repos", default="", help="comma-separated substrings of repository names")
     ap.add_argument("--engine", choices=("rest", "local"), default="rest")
