@@ -29,7 +29,10 @@ TOOL_CONFIG_NAMES: frozenset[str] = frozenset(
      ".prettierrc", ".prettierrc.json", ".prettierrc.yaml", ".prettierrc.yml", ".eslintrc", ".eslintrc.json",
      ".eslintrc.yaml", ".eslintrc.yml", "rustfmt.toml", ".rustfmt.toml", ".clang-format", "_clang-format",
      ".editorconfig", "package.json", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore",
-     ".eslintignore", ".jshintignore", ".codespellrc", "setup.py", "mypy.ini", ".mypy.ini"}
+     ".eslintignore", ".jshintignore", ".codespellrc", "setup.py", "mypy.ini", ".mypy.ini",
+     "eslint.config.js", "eslint.config.cjs", "eslint.config.mjs", "eslint.config.ts",
+     ".xo-config", ".xo-config.json", ".xo-config.js", ".xo-config.cjs", "xo.config.js", "xo.config.cjs",
+     "xo.config.mjs", "xo.config.ts"}
 )  # fmt: skip
 # Files that say which tools the project runs, not how they are set (read for that alone): task
 # runners and CI workflows. A type checker's or linter's configuration enforces nothing that

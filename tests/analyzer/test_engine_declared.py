@@ -1421,3 +1421,199 @@ def test_declared_source_roots_file_a_package_elsewhere_with_the_third_party() -
     assert findings(isort + 'src_paths = ["src", "."]\n') == ["third-party import `pytest` comes after local imports"]
     # ruff's `src` reads the same.
     assert findings('[tool.ruff]\nsrc = ["src"]\n\n[tool.ruff.lint]\nselect = ["I"]\n') == []
+
+
+# --- JavaScript style presets: the style a linter enforces without a rule of the repository's -----
+
+
+def preset_repo(dirs: tuple[str, ...] = ("lib", "test")) -> list[FileFacts]:
+    """20 CommonJS modules in each of ``dirs``, in single quotes, indented by 2 spaces."""
+    return [facts_of(f"{d}/part{i}.js", js_module(i, "'")) for d in dirs for i in range(20)]
+
+
+NEW_LINE = 'const DEFAULT_ENCODING = "utf8";\n'
+
+
+def preset_quotes(model: ConventionModel, path: str = "lib/encoding.js") -> list[tuple[int, str]]:
+    text = js_module(90, "'") + NEW_LINE
+    return quote_findings(model, path, text)
+
+
+KOA_PACKAGE = """{
+  "name": "koa",
+  "scripts": {"test": "node --test", "lint": "standard", "lint:fix": "standard --fix"},
+  "devDependencies": {"snazzy": "^9.0.0", "standard": "^17.1.2", "supertest": "^7.1.1"}
+}"""
+
+
+def test_standard_run_by_a_script_declares_its_style() -> None:
+    # koa: `"lint": "standard"` and no quotes or indent rule of its own.
+    files = preset_repo()
+    model = learn(files, tool_configs={"package.json": KOA_PACKAGE})
+    # dotenv also lists `standard-version`, a release tool: no linter, nothing declared.
+    release = (
+        '{"name": "dotenv", "scripts": {"release": "standard-version"}, "devDependencies": {"standard-version": "9"}}'
+    )
+    releasing = learn(files, tool_configs={"package.json": release})
+
+    quotes = conv(model, "formatting.quotes", "javascript")
+    assert (quotes.choice, quotes.level, quotes.source) == ("single", "strict", "declared")
+    [(line, message)] = preset_quotes(model)
+    assert line == 8  # the new line
+    assert message.endswith(
+        'declared in package.json: package.json "scripts.lint": standard (standard: single quotes)'
+        "; the code agrees: 160 of 160 javascript string literals (100%) use single quotes"
+    )
+    assert (
+        conv(model, "formatting.indent.width", "javascript").choice,
+        conv(model, "formatting.indent.width", "javascript").source,
+    ) == ("2", "declared")
+    assert conv(releasing, "formatting.quotes", "javascript").source == "learned"
+    assert preset_quotes(releasing) == []
+
+
+EXECA_PACKAGE = """{
+  "name": "execa",
+  "scripts": {"test": "npm run lint && npm run unit", "lint": "xo", "unit": "c8 --merge-async ava"},
+  "devDependencies": {"ava": "^8.0.1", "xo": "^4.0.0"},
+  "xo": {"rules": {"unicorn/no-empty-file": "off", "@stylistic/max-len": "off"}}
+}"""
+
+
+def test_xo_indents_with_tabs_unless_told_space() -> None:
+    # execa, ky, got: xo run by a script, `space` unset: tabs.
+    tabbed = read({"package.json": EXECA_PACKAGE})
+    [xo] = tabbed.tools
+    by_rule = {s.rule: s for s in xo.settings}
+    assert (xo.tool, xo.languages) == ("xo", ("javascript", "typescript", "tsx"))
+    assert by_rule["formatting.indent.unit"].choice == "tab"
+    assert "formatting.indent.width" not in by_rule
+    assert by_rule["formatting.quotes"].evidence == 'package.json "scripts.lint": xo (xo: single quotes)'
+    # `"space": true` is 2 spaces, a number that many.
+    spaced = settings({"package.json": EXECA_PACKAGE.replace('"xo": {', '"xo": {"space": true, ')})
+    four = settings({"package.json": EXECA_PACKAGE.replace('"xo": {', '"xo": {"space": 4, ')})
+    assert (spaced[("xo", "indent.unit")], spaced[("xo", "indent.width")]) == ("space", "2")
+    assert four[("xo", "indent.width")] == "4"
+    # xo's own `rules` win over its defaults.
+    double = settings(
+        {"package.json": EXECA_PACKAGE.replace('"rules": {', '"rules": {"@stylistic/quotes": ["error", "double"], ')}
+    )
+    assert double[("xo", "quotes")] == "double"
+
+
+def test_xo_holds_a_new_line_to_tabs() -> None:
+    files = [facts_of(f"lib/part{i}.js", js_module(i, "'").replace("  return", "\treturn")) for i in range(40)]
+    model = learn(files, tool_configs={"package.json": EXECA_PACKAGE})
+
+    unit = conv(model, "formatting.indent.unit", "javascript")
+    assert (unit.choice, unit.level, unit.source) == ("tab", "strict", "declared")
+    assert [line for line, _ in preset_quotes(model)] == [8]
+
+
+PINO_ESLINT = """'use strict'
+
+const { defineConfig, globalIgnores } = require('eslint/config')
+
+module.exports = require('neostandard')({
+  ignores: [...require('neostandard').resolveIgnoresFromGitignore(), 'lib/generated.js'],
+  ts: true
+})
+"""
+PINO_PACKAGE = '{"name": "pino", "scripts": {"lint": "eslint .", "test": "npm run lint && borp"}}'
+
+
+def test_neostandard_called_by_an_eslint_flat_config() -> None:
+    # pino, fast-json-stringify: `require('neostandard')({...})` with eslint run by `"lint"`.
+    files = preset_repo()
+    model = learn(files, tool_configs={"eslint.config.js": PINO_ESLINT, "package.json": PINO_PACKAGE})
+
+    [(_, message)] = preset_quotes(model)
+    assert message.endswith(
+        'declared in eslint.config.js: eslint.config.js neostandard({ts: true}), run by package.json "scripts.lint":'
+        " eslint . (neostandard: single quotes); the code agrees: 160 of 160 javascript string literals (100%) use"
+        " single quotes"
+    )
+    # Its literal `ignores` are files the style does not reach.
+    assert preset_quotes(model, "lib/generated.js") == []
+    [eslint] = read({"eslint.config.js": PINO_ESLINT, "package.json": PINO_PACKAGE}).tools
+    assert eslint.languages == ("javascript", "typescript")
+
+
+def test_neostandard_without_style_or_without_eslint_run_declares_nothing() -> None:
+    files = preset_repo()
+    esm = "import neostandard from 'neostandard'\n\nexport default neostandard({ noStyle: true })\n"
+    no_style = learn(files, tool_configs={"eslint.config.mjs": esm, "package.json": PINO_PACKAGE})
+    unrun = read({"eslint.config.js": PINO_ESLINT, "package.json": '{"name": "pino", "scripts": {"test": "borp"}}'})
+    # A rule of ours the config sets itself is its own; the file is code, its value not read.
+    semi = (
+        PINO_ESLINT.replace("module.exports", "const config =")
+        + "config.push({ rules: { '@stylistic/quotes': ['error', 'double'] } })\n"
+    )
+    own = settings({"eslint.config.js": semi, "package.json": PINO_PACKAGE})
+
+    assert conv(no_style, "formatting.quotes", "javascript").source == "learned"
+    assert preset_quotes(no_style) == []
+    assert unrun.tools == []
+    assert unrun.notes == [
+        "eslint.config.js: neostandard is not run by a package.json script; its style was not declared"
+    ]
+    assert ("eslint", "quotes") not in own
+    assert own[("eslint", "indent.width")] == "2"
+
+
+VALIDATOR_ESLINTRC = """{
+  "extends": "airbnb-base",
+  "parser": "babel-eslint",
+  "rules": {"camelcase": 0, "linebreak-style": 0, "comma-dangle": [2, "always-multiline"]}
+}"""
+VALIDATOR_PACKAGE = '{"name": "validator", "scripts": {"lint": "eslint src test", "pretest": "npm run lint"}}'
+
+
+def test_an_eslint_config_extending_airbnb_declares_its_style_where_eslint_runs() -> None:
+    # validator.js: `extends: airbnb-base`, eslint run on src and test only.
+    configs = read({".eslintrc.json": VALIDATOR_ESLINTRC, "package.json": VALIDATOR_PACKAGE})
+    [eslint] = configs.tools
+    by_rule = {s.rule: s for s in eslint.settings}
+
+    assert eslint.scope == ("^src(?:/|$)", "^test(?:/|$)")
+    assert (by_rule[LINE_LENGTH].choice, by_rule[LINE_LENGTH].code_only) == ("100", True)
+    assert by_rule["formatting.quotes"].evidence == (
+        '.eslintrc.json extends "airbnb-base", run by package.json "scripts.lint": eslint src test'
+        " (airbnb-base: single quotes)"
+    )
+    assert "formatting.line_endings" not in by_rule  # its own `linebreak-style: 0` turns that off
+    # Its own rule wins over the preset's.
+    own = settings(
+        {
+            ".eslintrc.json": VALIDATOR_ESLINTRC.replace('"camelcase": 0', '"quotes": [2, "double"]'),
+            "package.json": VALIDATOR_PACKAGE,
+        }
+    )
+    assert own[("eslint", "quotes")] == "double"
+    # eslint-config-prettier after it turns the style rules off: Prettier formats instead.
+    prettier = settings(
+        {
+            ".eslintrc.json": VALIDATOR_ESLINTRC.replace('"airbnb-base"', '["airbnb-base", "prettier"]'),
+            "package.json": VALIDATOR_PACKAGE,
+        }
+    )
+    assert prettier == {}
+    # Named, not run: its own rules stand as they did; the preset's are not declared.
+    unrun = read(
+        {
+            ".eslintrc.json": '{"extends": "standard", "rules": {"indent": ["error", 4]}}',
+            "package.json": '{"name": "v"}',
+        }
+    )
+    assert [(s.rule, s.choice) for t in unrun.tools for s in t.settings] == [
+        ("formatting.indent.unit", "space"),
+        ("formatting.indent.width", "4"),
+    ]
+
+
+def test_a_preset_holds_only_the_paths_its_linter_lints() -> None:
+    files = preset_repo(("src", "test")) + [facts_of(f"scripts/tool{i}.js", js_module(i, '"')) for i in range(20)]
+    model = learn(files, tool_configs={".eslintrc.json": VALIDATOR_ESLINTRC, "package.json": VALIDATOR_PACKAGE})
+
+    assert [line for line, _ in preset_quotes(model, "src/encoding.js")] == [8]
+    assert preset_quotes(model, "scripts/encoding.js") == []

@@ -163,7 +163,7 @@ async def test_tool_configuration_is_fetched_and_shown_as_declared(harness: Harn
     declared = row.summary["config"]["declared"]
     assert declared["files"] == ["pyproject.toml"]
     assert declared["notes"] == [
-        "web/eslint.config.js: not read (a JavaScript module; only JSON/YAML configurations are parsed)"
+        "web/eslint.config.js: not read (a JavaScript module; only a neostandard call is recognized)"
     ]
     context = await call(
         harness.stub.GetReviewContext,

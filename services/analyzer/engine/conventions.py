@@ -79,7 +79,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 31: mypy, pydocstyle and ruff's annotation and docstring rules declare only where the project is
 #     seen to run them (hooks, tox, noxfile/Makefile/justfile, CI workflows); ruff's lint rules none
 #     where only ruff format runs.
-MODEL_SCHEMA_VERSION = 31
+# 32: JavaScript style presets run by a package.json script declare their style (standard, xo,
+#     neostandard in eslint.config.js, eslint-config-standard/airbnb(-base) in an ESLint `extends`).
+MODEL_SCHEMA_VERSION = 32
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -90,10 +90,18 @@ JS_MODULE_CONFIGS = (
     "prettier.config.mjs",
     ".eslintrc.js",
     ".eslintrc.cjs",
-    "eslint.config.js",
-    "eslint.config.cjs",
-    "eslint.config.mjs",
-    "eslint.config.ts",
+)
+# JavaScript-module configs read for the style preset they call (neostandard) or xo's options.
+ESLINT_FLAT_FILES = ("eslint.config.js", "eslint.config.cjs", "eslint.config.mjs", "eslint.config.ts")
+XO_FILES: tuple[str, ...] = (
+    ".xo-config",
+    ".xo-config.json",
+    ".xo-config.js",
+    ".xo-config.cjs",
+    "xo.config.js",
+    "xo.config.cjs",
+    "xo.config.mjs",
+    "xo.config.ts",
 )
 # Every name read above (the indexer serves these files although it extracts no facts from them).
 CONFIG_NAMES: frozenset[str] = TOOL_CONFIG_NAMES
@@ -284,8 +292,11 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                 _scoped(out, path, _node_dependencies(doc))
                 if isinstance(doc, dict) and "prettier" in doc:
                     _prettier(out, path, doc["prettier"], 'package.json "prettier": ')
+                if isinstance(doc, dict) and not fixture(path):
+                    runs.packages[posixpath.dirname(path)] = doc
+                    runs.scripts[posixpath.dirname(path)] = _script_runs(path, doc)
                 if isinstance(doc, dict) and isinstance(doc.get("eslintConfig"), dict):
-                    out.tools += _eslint(path, doc["eslintConfig"], 'package.json "eslintConfig" ')
+                    _eslint_config(out, runs, path, doc["eslintConfig"], 'package.json "eslintConfig" ')
                     _exclude(
                         out, path, _globs(doc["eslintConfig"].get("ignorePatterns")), "eslintConfig.ignorePatterns"
                     )
@@ -294,8 +305,16 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
             elif name in ESLINT_FILES:
                 doc = _json_or_yaml(text)
                 if isinstance(doc, dict):
-                    out.tools += _eslint(path, doc, f"{name} ")
+                    _eslint_config(out, runs, path, doc, f"{name} ")
                     _exclude(out, path, _globs(doc.get("ignorePatterns")), "ignorePatterns")
+            elif name in ESLINT_FLAT_FILES:
+                preset = _eslint_flat(path, text)
+                if preset is not None:
+                    runs.presets.append(preset)
+                else:
+                    out.notes.append(f"{path}: not read (a JavaScript module; only a neostandard call is recognized)")
+            elif name in XO_FILES:
+                runs.xo_files.setdefault(posixpath.dirname(path), (path, text))
             elif name in BIOME_FILES:
                 _biome(out, path, json.loads(_without_jsonc(text)))
             elif name in RUSTFMT_FILES:
@@ -307,6 +326,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
         except (ValueError, SyntaxError, yaml.YAMLError, configparser.Error, ParsingError, TypeError, KeyError) as exc:
             out.notes.append(f"{path}: not read ({type(exc).__name__}: {str(exc).splitlines()[0][:120]})")
     _formatter_runs(out, runs, ruff_tables)
+    _js_presets(out, runs)
     _ruff_file_wins(out)
     _mypy_file_wins(out, texts)
     runs.apply(out)
@@ -383,6 +403,11 @@ class _Runs:
     commands: dict[str, set[str]] = field(default_factory=dict)
     # directory -> the runs of black and ruff format from there (hooks first, then tox commands)
     formatting: dict[str, list[_Formatting]] = field(default_factory=dict)
+    # directory -> the commands of its package.json's scripts, and the package.json itself
+    scripts: dict[str, list[_ScriptRun]] = field(default_factory=dict)
+    packages: dict[str, dict[str, Any]] = field(default_factory=dict)
+    xo_files: dict[str, tuple[str, str]] = field(default_factory=dict)  # directory -> (xo's file, its text)
+    presets: list[_Preset] = field(default_factory=list)  # named by ESLint configs, declared if eslint runs
 
     def _runs(self, directory: str, names: frozenset[str] | set[str]) -> bool:
         """Whether a pre-commit hook or tox command at ``directory`` or above runs one of ``names``."""
@@ -1803,3 +1828,352 @@ def editorconfig_settings(options: Mapping[str, str], where: str) -> list[Settin
     if eol in ("lf", "crlf"):
         out.append(Setting(LINE_ENDINGS, eol, f"{where} end_of_line = {eol}"))
     return out
+
+
+# --- JavaScript style presets: standard, neostandard, xo, eslint-config-standard/airbnb -------------
+
+# What each preset enforces among our rules, from its own rule set (standard's RULES.md and
+# eslint-config-standard, neostandard's README, eslint-config-xo's rules, eslint-config-airbnb-base's
+# rules/style.js): (the ESLint rule that enforces it, our rule, the choice, how the evidence says it).
+_PresetRule = tuple[str, str, str, str]
+_SINGLE: _PresetRule = ("quotes", QUOTES, "single", "single quotes")
+_NO_TRAILING: _PresetRule = ("no-trailing-spaces", TRAILING, "none", "no trailing whitespace")
+_EOL_LAST: _PresetRule = ("eol-last", FINAL_NEWLINE, "yes", "a final newline")
+_LF: _PresetRule = ("linebreak-style", LINE_ENDINGS, "lf", "LF line endings")
+_TABS: tuple[_PresetRule, ...] = (("indent", UNIT, "tab", "tab indentation"),)
+# airbnb's max-len skips lines long for a string, a template literal or a URL (not for a comment):
+# held as a limit for code, as a formatter's is.
+_AIRBNB_LENGTH: _PresetRule = ("max-len", LENGTH, "100", "max-len 100, strings and URLs ignored")
+
+
+def _spaces(width: int) -> tuple[_PresetRule, ...]:
+    what = f"{width}-space indentation"
+    return (("indent", UNIT, "space", what), ("indent", WIDTH, str(width), what))
+
+
+_STANDARD_STYLE: tuple[_PresetRule, ...] = (_SINGLE, *_spaces(2), _NO_TRAILING, _EOL_LAST)
+_AIRBNB_STYLE: tuple[_PresetRule, ...] = (_SINGLE, *_spaces(2), _AIRBNB_LENGTH, _NO_TRAILING, _EOL_LAST, _LF)
+_PRESET_STYLES: dict[str, tuple[_PresetRule, ...]] = {
+    "standard": _STANDARD_STYLE,
+    "neostandard": _STANDARD_STYLE,
+    "airbnb-base": _AIRBNB_STYLE,
+    "airbnb": _AIRBNB_STYLE,
+    "xo": (_SINGLE, *_TABS, _NO_TRAILING, _EOL_LAST, _LF),  # `space` trades the tabs for spaces
+}
+# An ESLint config's `extends` entry -> the preset it names (semistandard is standard with semicolons).
+_EXTENDS = {
+    **{n: "standard" for n in ("standard", "semistandard")},
+    **{n: "airbnb-base" for n in ("airbnb-base", "airbnb-base/legacy")},
+    **{n: "airbnb" for n in ("airbnb", "airbnb/legacy")},
+}
+# The preset CLIs lint JavaScript only (standard; TypeScript is ts-standard's), or both (xo).
+_JS_ONLY: tuple[str, ...] = ("javascript",)
+# Options of the linters' command lines that take a value (the next word, unless given with `=`).
+_LINT_VALUED = frozenset(
+    {
+        "-c",
+        "--config",
+        "--ext",
+        "--extension",
+        "--parser",
+        "--parser-options",
+        "--plugin",
+        "--rule",
+        "--rulesdir",
+        "--env",
+        "--global",
+        "--ignore",
+        "--ignore-path",
+        "--ignore-pattern",
+        "-f",
+        "--format",
+        "--reporter",
+        "-o",
+        "--output-file",
+        "--max-warnings",
+        "--cache-location",
+        "--cache-strategy",
+        "--resolve-plugins-relative-to",
+        "--stdin-filename",
+        "--cwd",
+        "--extend",
+    }
+)
+_GLOB_CHARS = re.compile(r"[*?{\[]")
+# A command's leading words that run the next one: an environment assignment, a package runner.
+_ENV_ASSIGNMENT = re.compile(r"^[A-Za-z_]\w*=")
+_RUNNERS = {("npx",), ("pnpx",), ("bunx",), ("npm", "exec"), ("pnpm", "exec"), ("yarn", "exec"), ("yarn", "dlx")}
+
+
+@dataclass(frozen=True, slots=True)
+class _ScriptRun:
+    """One command of a package.json script running a linter: ``"lint": "eslint src test"``."""
+
+    path: str  # the package.json
+    script: str  # "lint"
+    tool: str  # "eslint", "standard", "xo"
+    args: tuple[str, ...]
+
+    @property
+    def evidence(self) -> str:
+        return f'{posixpath.basename(self.path)} "scripts.{self.script}": {" ".join((self.tool, *self.args))}'
+
+    def scope(self) -> tuple[str, ...]:
+        """Regexes of the paths it lints (empty: its whole directory)."""
+        directory = posixpath.dirname(self.path)
+        paths: list[str] = []
+        skip = False
+        for word in self.args:
+            if skip:
+                skip = False
+            elif word in _LINT_VALUED:
+                skip = True
+            elif not word.startswith("-") and "{" not in word:
+                paths.append(_GLOB_CHARS.split(word, 1)[0].rsplit("/", 1)[0] if _GLOB_CHARS.search(word) else word)
+        if not paths or any(p.strip("./") == "" for p in paths):
+            return ()
+        return tuple(sorted({_path_regex(directory, p) for p in paths}))
+
+
+def _script_runs(path: str, doc: Any) -> list[_ScriptRun]:
+    """Every command of package.json's ``scripts`` (split at ``&&``, ``||``, ``;`` and pipes)."""
+    scripts = doc.get("scripts") if isinstance(doc, dict) else None
+    out: list[_ScriptRun] = []
+    for name, command in scripts.items() if isinstance(scripts, dict) else ():
+        if not isinstance(command, str):
+            continue
+        for part in re.split(r"&&|\|\||;|\|", command):
+            try:
+                words = shlex.split(part)
+            except ValueError:
+                continue
+            while words and _ENV_ASSIGNMENT.match(words[0]):
+                words = words[1:]
+            for runner in sorted(_RUNNERS, key=len, reverse=True):
+                if tuple(words[: len(runner)]) == runner:
+                    words = [w for w in words[len(runner) :] if not w.startswith("--yes")]
+                    break
+            if words:
+                out.append(_ScriptRun(path, str(name), posixpath.basename(words[0]), tuple(words[1:])))
+    return out
+
+
+# Scripts a reader looks for first when citing which one runs the linter.
+_USUAL_SCRIPTS = ("lint", "test", "pretest", "posttest")
+
+
+@dataclass(slots=True)
+class _Preset:
+    """A preset named by a configuration file, declared once the scripts show its linter runs."""
+
+    preset: str  # a key of _PRESET_STYLES
+    runner: str  # the command that must run: "eslint", "standard", "xo"
+    path: str  # the file naming it (the declaration's file)
+    where: str  # how that file names it: '.eslintrc.json extends "airbnb-base"'
+    languages: tuple[str, ...]
+    # The ESLint rules the repository sets itself, which the preset's values yield to.
+    own_rules: frozenset[str] = frozenset()
+    own: list[ToolSettings] = field(default_factory=list)  # what its own rules declare
+    width: int | None = None  # xo `space`: indentation in spaces (None: the preset's own)
+    ignores: list[str] = field(default_factory=list)  # globs the linter is told to skip
+
+
+def _own_rule_names(rules: Any) -> frozenset[str]:
+    """The ESLint rules a config sets (on or off), without their plugin prefix."""
+    if not isinstance(rules, dict):
+        return frozenset()
+    names = set()
+    for key in rules:
+        name = str(key)
+        for alias in sorted(_ESLINT_ALIASES, key=len, reverse=True):
+            if name.startswith(alias):
+                name = name[len(alias) :]
+                break
+        names.add(name)
+    return frozenset(names)
+
+
+def _eslint_config(out: ToolConfigs, runs: _Runs, path: str, doc: Mapping[str, Any], where: str) -> None:
+    preset = _eslint_extends(path, doc, where)
+    if preset is not None:
+        runs.presets.append(preset)
+    else:
+        out.tools += _eslint(path, doc, where)
+
+
+def _eslint_extends(path: str, doc: Mapping[str, Any], where: str) -> _Preset | None:
+    """The preset an ESLint config's ``extends`` names, unless a later entry turns the style off
+    (eslint-config-prettier, ``plugin:prettier/recommended``: Prettier formats instead)."""
+    raw = doc.get("extends")
+    entries = [raw] if isinstance(raw, str) else [str(e) for e in raw] if isinstance(raw, list) else []
+    found = None
+    for i, entry in enumerate(entries):
+        name = entry.removeprefix("eslint-config-")
+        if name in _EXTENDS:
+            found = (i, entry, _EXTENDS[name])
+    if found is None:
+        return None
+    i, entry, preset = found
+    if any("prettier" in e for e in entries[i + 1 :]):
+        return None
+    own = _eslint(path, doc, where)
+    return _Preset(
+        preset, "eslint", path, f"{where}extends {json.dumps(entry)}", JS, _own_rule_names(doc.get("rules")), own
+    )
+
+
+# A call of neostandard in a flat config: `neostandard({...})`, `require('neostandard')({...})`.
+_NEOSTANDARD_CALL = re.compile(r"""(?:\bneostandard|require\(\s*['"]neostandard['"]\s*\))\s*\(""")
+# Our rules set by name in a JavaScript config (`'@stylistic/quotes': [...]`, `indent: ...`).
+_RULE_KEY = re.compile(
+    r"""['"]?(?:@stylistic/(?:js/|ts/)?|@typescript-eslint/)?"""
+    r"""(quotes|indent|max-len|no-trailing-spaces|eol-last|linebreak-style)['"]?\s*:"""
+)
+_IGNORES = re.compile(r"""(?:\bignores\s*:\s*|globalIgnores\(\s*)\[([^\]]*)\]""")
+_JS_STRING = re.compile(r"""'([^'\n]*)'|"([^"\n]*)\"""")
+
+
+def _call_arguments(text: str, start: int) -> str:
+    """The text between the parenthesis opened just before ``start`` and the one closing it."""
+    depth = 1
+    for i in range(start, len(text)):
+        if text[i] == "(":
+            depth += 1
+        elif text[i] == ")":
+            depth -= 1
+            if depth == 0:
+                return text[start:i]
+    return text[start:]
+
+
+def _js_option(arguments: str, name: str) -> Any:
+    m = re.search(rf"\b{name}\s*:\s*(true|false|\d+|'\d+'|\"\d+\")", arguments)
+    if m is None:
+        return None
+    value = m.group(1).strip("'\"")
+    return value == "true" if value in ("true", "false") else int(value)
+
+
+def _js_ignores(text: str) -> list[str]:
+    """The literal globs of a flat config's ``ignores`` arrays and ``globalIgnores`` calls (not the
+    arguments of a call inside them: ``...require('neostandard').resolveIgnoresFromGitignore()``)."""
+    out: list[str] = []
+    for m in _IGNORES.finditer(text):
+        items = m.group(1)
+        while re.search(r"\([^()]*\)", items):
+            items = re.sub(r"\([^()]*\)", "", items)
+        out += [a or b for a, b in _JS_STRING.findall(items) if a or b]
+    return out
+
+
+def _eslint_flat(path: str, text: str) -> _Preset | None:
+    """neostandard called by an ESLint flat config (``noStyle: true`` adds no style rules; ``ts:
+    true`` lints TypeScript too). The file is code: only the call's literal options are read, and
+    a rule of ours it sets by name is the repository's own, whose value is not read."""
+    m = _NEOSTANDARD_CALL.search(text)
+    if m is None:
+        return None
+    arguments = _call_arguments(text, m.end())
+    if _js_option(arguments, "noStyle") is True:
+        return None
+    ts = _js_option(arguments, "ts") is True
+    where = f"{posixpath.basename(path)} neostandard({'{ts: true}' if ts else ''})"
+    own = frozenset(m.group(1) for m in _RULE_KEY.finditer(text))
+    languages = ("javascript", "typescript") if ts else _JS_ONLY
+    return _Preset("neostandard", "eslint", path, where, languages, own, ignores=_js_ignores(text))
+
+
+def _xo_options(path: str, text: str) -> tuple[dict[str, Any], frozenset[str]]:
+    """xo's options from its own file (JSON, or a JavaScript module read for its literal options)
+    and the rules of ours that file sets itself."""
+    if posixpath.basename(path) in (".xo-config", ".xo-config.json"):
+        doc = _json_or_yaml(text)
+        return (doc, _own_rule_names(doc.get("rules"))) if isinstance(doc, dict) else ({}, frozenset())
+    options: dict[str, Any] = {}
+    for key in ("space", "prettier"):
+        value = _js_option(text, key)
+        if value is not None:
+            options[key] = value
+    ignores = _js_ignores(text)
+    if ignores:
+        options["ignores"] = ignores
+    return options, frozenset(m.group(1) for m in _RULE_KEY.finditer(text))
+
+
+def _xo_width(space: Any) -> int | None:
+    """xo's ``space`` option: true is 2 spaces, a number (or numeric string) that many; else tabs."""
+    if space is True or space == "true":
+        return 2
+    width = _int(space)
+    return width if width and width > 0 else None
+
+
+def _cli_preset(tool: str, package: str, doc: Mapping[str, Any], xo_file: tuple[str, str] | None) -> _Preset:
+    """standard or xo run by a package.json script, with their options there (or in xo's own file,
+    which xo reads instead): standard's ``ignore``; xo's ``space``, ``rules`` and ``ignores``."""
+    options = doc.get(tool)
+    options = options if isinstance(options, dict) else {}
+    path, source = package, f'package.json "{tool}"'
+    own_rules = _own_rule_names(options.get("rules"))
+    if tool == "xo" and xo_file is not None:
+        path, text = xo_file
+        source = posixpath.basename(path)
+        options, own_rules = _xo_options(path, text)
+    own = _eslint(path, options, f"{source} ") if tool == "xo" else []
+    ignores = _globs(options.get("ignores" if tool == "xo" else "ignore"))
+    preset = _Preset(tool, tool, path, "", JS if tool == "xo" else _JS_ONLY, own_rules, own, ignores=ignores)
+    if tool == "xo" and "space" in options:
+        preset.width = _xo_width(options["space"]) or 0  # 0: stated false, tabs as by default
+        preset.where = f", {source} space = {json.dumps(options['space'])}"
+    return preset
+
+
+def _preset_settings(p: _Preset, run: _ScriptRun) -> ToolSettings:
+    """The preset's settings, for the paths its run lints, but where its own rules say otherwise."""
+    t = ToolSettings("eslint" if p.runner == "eslint" else p.preset, p.path, LINTER, p.languages)
+    style = _PRESET_STYLES[p.preset]
+    if p.width is not None:
+        style = tuple(r for r in style if r[0] != "indent") + (_spaces(p.width) if p.width else _TABS)
+    named = p.where if p.runner == "eslint" else run.evidence + p.where
+    ran = f", run by {run.evidence}" if p.runner == "eslint" else ""
+    for eslint_rule, rule, choice, what in style:
+        if eslint_rule in p.own_rules:
+            continue
+        evidence = f"{named}{ran} ({p.preset}: {what})"
+        t.settings.append(Setting(rule, choice, evidence, code_only=rule == LENGTH))
+    for own in p.own:
+        t.settings += own.settings
+    t.exempt = [(g, tuple(sorted({s.rule for s in t.settings}))) for g in p.ignores]
+    return t
+
+
+def _js_presets(out: ToolConfigs, runs: _Runs) -> None:
+    """Declare each preset its linter runs: a package.json script running standard or xo, an
+    ESLint config naming a preset with eslint run by a script of its package (or one above)."""
+    presets = list(runs.presets)
+    for directory, scripts in sorted(runs.scripts.items()):
+        for tool in ("standard", "xo"):
+            if any(r.tool == tool for r in scripts):
+                presets.append(
+                    _cli_preset(tool, scripts[0].path, runs.packages[directory], runs.xo_files.get(directory))
+                )
+    for p in presets:
+        mine = _nearest_runs(runs, posixpath.dirname(p.path), p.runner)
+        if not mine:
+            out.tools += p.own  # named, not run: its own rules stand as any ESLint config's do
+            out.notes.append(f"{p.path}: {p.preset} is not run by a package.json script; its style was not declared")
+            continue
+        first = min(mine, key=lambda r: _USUAL_SCRIPTS.index(r.script) if r.script in _USUAL_SCRIPTS else 9)
+        t = _preset_settings(p, first)
+        scopes = [r.scope() for r in mine]
+        t.scope = tuple(sorted({x for s in scopes for x in s})) if all(scopes) else ()
+        out.tools.append(t)
+
+
+def _nearest_runs(runs: _Runs, directory: str, tool: str) -> list[_ScriptRun]:
+    """The runs of ``tool`` by the scripts of the nearest package.json at or above ``directory`` that has any."""
+    for d in (directory, *_parents(directory)):
+        mine = [r for r in runs.scripts.get(d, []) if r.tool == tool]
+        if mine:
+            return mine
+    return []
