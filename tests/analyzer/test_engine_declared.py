@@ -1617,3 +1617,76 @@ def test_a_preset_holds_only_the_paths_its_linter_lints() -> None:
 
     assert [line for line, _ in preset_quotes(model, "src/encoding.js")] == [8]
     assert preset_quotes(model, "scripts/encoding.js") == []
+
+
+# --- EditorConfig turning a setting off for some files ----------------------------------------------
+
+QS_EDITORCONFIG = """root = true
+
+[*]
+indent_style = space
+indent_size = 4
+insert_final_newline = true
+max_line_length = 180
+
+[test/*]
+max_line_length = off
+
+[*.md]
+max_line_length = off
+"""
+
+
+def qs_like_repo() -> list[FileFacts]:
+    """qs: lib/ keeps its lines short, its tests hold 200-character expectations on one line."""
+    files = [facts_of(f"lib/part{i}.js", js_module(i, "'")) for i in range(30)]
+    long_case = "  t.deepEqual(qs.parse('" + "a[b]=c&" * 25 + "'), { a: { b: 'c' } });\n"
+    files += [facts_of(f"test/case{i}.js", js_module(i, "'") + long_case) for i in range(20)]
+    files += [facts_of(f"bench/part{i}.js", js_module(i, "'")) for i in range(5)]
+    return files
+
+
+def length_findings(model: ConventionModel, path: str) -> list[int]:
+    text = js_module(90, "'") + "const DEFAULTS = { " + ", ".join(f"option{n}: {n}" for n in range(18)) + " };\n"
+    assert 180 < len(text.splitlines()[-1]) < 300
+    return [line for line, _ in long_line_findings(model, path, text)]
+
+
+def test_a_file_editorconfig_turns_the_length_off_for_keeps_its_learned_habit() -> None:
+    model = learn(qs_like_repo(), tool_configs={".editorconfig": QS_EDITORCONFIG})
+    by_scope = {
+        (c.scope.kind, c.scope.value): c
+        for c in model.conventions
+        if c.rule == LINE_LENGTH and c.language == "javascript"
+    }
+
+    declared = by_scope[("language", "javascript")]
+    assert (declared.choice, declared.source, declared.level) == ("180", "declared", "strict")
+    assert length_findings(model, "lib/format.js") == [8]
+    # `[test/*] max_line_length = off`: the declared 180 does not reach test/, whose habit is learned.
+    assert by_scope[("directory", "test")].source == "learned"
+    assert length_findings(model, "test/format.js") == []
+    # A directory no section turns off keeps the declared limit, as before.
+    assert length_findings(model, "bench/format.js") == [8]
+
+
+def test_one_file_editorconfig_turns_a_setting_off_for_is_exempt_from_it() -> None:
+    # nanoid's `[nanoid.js] insert_final_newline = false`: its minified prebuild, one file of lib/.
+    editorconfig = QS_EDITORCONFIG.replace(
+        "[test/*]\nmax_line_length = off\n", "[lib/part3.js]\nmax_line_length = off\n"
+    )
+    model = learn(qs_like_repo(), tool_configs={".editorconfig": editorconfig})
+    [length] = [
+        c
+        for c in model.conventions
+        if c.rule == LINE_LENGTH and c.language == "javascript" and c.scope.kind == "language"
+    ]
+
+    assert length.params["exempt"] == "/lib/part3.js"
+    assert length_findings(model, "lib/part3.js") == []
+    assert length_findings(model, "lib/part4.js") == [8]
+    # Without any section turning it off, test/ is held to the declared limit.
+    plain = learn(
+        qs_like_repo(), tool_configs={".editorconfig": QS_EDITORCONFIG.replace("[test/*]\nmax_line_length = off\n", "")}
+    )
+    assert length_findings(plain, "test/format.js") == [8]

@@ -81,7 +81,10 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     where only ruff format runs.
 # 32: JavaScript style presets run by a package.json script declare their style (standard, xo,
 #     neostandard in eslint.config.js, eslint-config-standard/airbnb(-base) in an ESLint `extends`).
-MODEL_SCHEMA_VERSION = 32
+# 33: an EditorConfig key turned off for some files (`off`, `unset`, a boolean's `false`) keeps the
+#     declared value from them: a directory of such files gets its learned habit back, scoped to it;
+#     a lone file is exempt (``params.exempt``).
+MODEL_SCHEMA_VERSION = 33
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -23,6 +23,8 @@ from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+import msgspec
+
 from services.analyzer.engine.config import path_glob
 from services.analyzer.engine.conventions import DIRECTORY, DOMAIN, LANGUAGE, Convention, Scope
 from services.analyzer.engine.thresholds import STRICT
@@ -38,6 +40,10 @@ from services.analyzer.engine.toolconfig import (
 from services.source.facts import FileFacts
 
 SOURCE = "declared"
+# The choice of an EditorConfig key its file's sections turn off (``off``, ``unset``; ``false`` for
+# trim_trailing_whitespace and insert_final_newline): that file is held to no declared value of the
+# rule, and keeps the habit learned for its directory, as a file no tool declares for.
+OFF = "off"
 # Formatting-only languages where a line length learned or declared for code does not apply.
 PROSE_AND_DATA: frozenset[str] = frozenset({"markdown", "yaml", "json", "toml", "xml", "html"})
 
@@ -56,6 +62,11 @@ class Declared:
     @property
     def sort_key(self) -> tuple[str, str, str]:
         return (self.choice, self.file, self.setting)
+
+    @property
+    def off(self) -> bool:
+        """EditorConfig turning the rule off for the file (``max_line_length = off`` in a later section)."""
+        return self.choice == OFF
 
 
 def per_file(configs: ToolConfigs, files: Iterable[FileFacts]) -> dict[tuple[str, str], dict[str, Declared | None]]:
@@ -163,6 +174,9 @@ def _editorconfig(configs: ToolConfigs, path: str, dirs: list[str]) -> list[tupl
             origin[key] = ec.path
     out: list[tuple[Setting, str]] = []
     for key in sorted(options):
+        if options[key] in _OFF_VALUES.get(key, ()):
+            out += [(Setting(rule, OFF, f"{key} = {options[key]}"), origin[key]) for rule in EDITORCONFIG_RULES[key]]
+            continue
         where = f"[{posixpath.basename(origin[key])}]"
         for s in editorconfig_settings({key: options[key], **_style(options, key)}, where):
             if s.rule in EDITORCONFIG_RULES.get(key, ()):
@@ -178,6 +192,18 @@ EDITORCONFIG_RULES = {
     "trim_trailing_whitespace": ("formatting.trailing_whitespace",),
     "insert_final_newline": ("formatting.final_newline",),
     "end_of_line": ("formatting.line_endings",),
+}
+
+
+# What turns a key off: EditorConfig's ``off`` (max_line_length) and ``unset`` (any key), and a
+# ``false`` of the two keys that are booleans.
+_OFF_VALUES: dict[str, tuple[str, ...]] = {
+    "indent_style": ("off", "unset"),
+    "indent_size": ("off", "unset"),
+    "max_line_length": ("off", "unset"),
+    "trim_trailing_whitespace": ("false", "unset"),
+    "insert_final_newline": ("false", "unset"),
+    "end_of_line": ("off", "unset"),
 }
 
 
@@ -268,7 +294,13 @@ def apply(
             continue
         out.append(c)
     for (rule, language), where in sorted(placed.items()):
+        unreached = _turned_off(declared[(rule, language)], where)
         for directory, value in where:
+            if value.off:
+                kept = _learned_below(learned, rule, language, directory, where)
+                if kept is not None:
+                    out.append(kept)
+                continue
             scope = Scope(DIRECTORY, directory) if directory else Scope(LANGUAGE, language)
             base = learned.get((rule, language, scope.kind, scope.value)) or learned.get(
                 (rule, language, LANGUAGE, language)
@@ -279,21 +311,76 @@ def apply(
                 if v == value and (not directory or p.startswith(directory + "/"))
             ]
             made = _convention(rule, language, scope, value, base, paths, maxima, kept_share)
-            if exempt and (rule, language) in exempt:
-                made.params["exempt"] = exempt[(rule, language)]
+            globs = [exempt[(rule, language)]] if exempt and (rule, language) in exempt else []
+            globs += unreached.get(directory, [])
+            if globs:
+                made.params["exempt"] = "\n".join(globs)
             out.append(made)
     return out
 
 
+def _nearest(where: list[tuple[str, Declared]], directory: str) -> tuple[str, Declared] | None:
+    """The placed value that governs ``directory``: its own, else the nearest above it."""
+    placed = dict(where)
+    for d in _ancestors(directory + "/x") if directory else []:
+        if d in placed:
+            return d, placed[d]
+    return ("", placed[""]) if "" in placed else None
+
+
 def _covered(c: Convention, where: list[tuple[str, Declared]]) -> bool:
-    dirs = {d for d, _ in where}
-    if c.scope.kind == LANGUAGE:
-        return "" in dirs
-    if c.scope.kind == DOMAIN:
-        return "" in dirs
-    if c.scope.kind == DIRECTORY:
-        return "" in dirs or any(c.scope.value == d or c.scope.value.startswith(d + "/") for d in dirs)
-    return False
+    """Whether a declared value replaces the learned ``c``: one governs its scope, and is no
+    EditorConfig ``off`` (under which the learned habit stays)."""
+    if c.scope.kind in (LANGUAGE, DOMAIN):
+        governing = _nearest(where, "")
+    elif c.scope.kind == DIRECTORY:
+        governing = _nearest(where, c.scope.value)
+    else:
+        return False
+    return governing is not None and not governing[1].off
+
+
+def _learned_below(
+    learned: dict[tuple[str, str, str, str], Convention],
+    rule: str,
+    language: str,
+    directory: str,
+    where: list[tuple[str, Declared]],
+) -> Convention | None:
+    """The learned habit for a directory whose files EditorConfig turns the rule off for (qs'
+    `[test/*] max_line_length = off` under `[*] max_line_length = 180`), where a declared value
+    above it replaced that habit: the nearest learned convention of its chain, scoped to it.
+    None where the learned one stays as it is (its own directory's, or nothing declared above)."""
+    if not directory or learned.get((rule, language, DIRECTORY, directory)) is not None:
+        return None
+    above = _nearest(where, posixpath.dirname(directory))
+    if above is None or above[1].off:
+        return None
+    chain = [(DIRECTORY, d) for d in _ancestors(directory)] + [(LANGUAGE, language)]
+    base = next((learned[(rule, language, *k)] for k in chain if (rule, language, *k) in learned), None)
+    if base is None:
+        return None
+    lang = f"[{language}]" if language else ""
+    return msgspec.structs.replace(base, id=f"{rule}@{DIRECTORY}:{directory}{lang}", scope=Scope(DIRECTORY, directory))
+
+
+def _turned_off(values: dict[str, Declared | None], where: list[tuple[str, Declared]]) -> dict[str, list[str]]:
+    """Placed directory -> the files under it that EditorConfig turns the rule off for though the
+    value placed there is a declared one (nanoid's `[nanoid.js] insert_final_newline = false` in a
+    directory held to a final newline): exempt from it."""
+    out: dict[str, list[str]] = {}
+    for path, value in sorted(values.items()):
+        if value is None or not value.off:
+            continue
+        governing = _nearest(where, posixpath.dirname(path))
+        if governing is not None and not governing[1].off:
+            out.setdefault(governing[0], []).append(_literal_glob(path))
+    return out
+
+
+def _literal_glob(path: str) -> str:
+    """``path`` as a glob naming that file alone (anchored: a bare name would match at any depth)."""
+    return "/" + path
 
 
 def _convention(
