@@ -32,6 +32,8 @@ CONFIG_NAMES = frozenset(
         *(".eslintrc", ".eslintrc.json", ".eslintrc.yaml", ".eslintrc.yml", ".eslintrc.js", "eslint.config.js"),
         *("eslint.config.mjs", "biome.json", "biome.jsonc", ".pre-commit-config.yaml", ".prettierignore"),
         *(".eslintignore", ".jshintignore", ".codespellrc", "mypy.ini", ".mypy.ini"),
+        *("eslint.config.cjs", "eslint.config.ts", ".xo-config", ".xo-config.json", ".xo-config.js"),
+        *(".xo-config.cjs", "xo.config.js", "xo.config.cjs", "xo.config.mjs", "xo.config.ts"),
     }
 )
 # Files that say which tools are run (task runners at the root, CI workflows); noxfile.py is
