@@ -1320,6 +1320,15 @@ def test_a_formatters_hook_or_command_arguments_and_paths() -> None:
     assert (path, got["line_length"], scope) == ("tox.ini", "100", ("^src(?:/|$)", "^tests(?:/|$)"))
     # A manual-stage hook runs only when asked for.
     assert black({".pre-commit-config.yaml": hook + "        stages: [manual]\n"}) == []
+    # multidict's folded verbose exclude keeps its line breaks (YAML keeps those of more-indented
+    # lines): the scope must stay one regex on one line, or every review of the repository breaks.
+    folded = hook + "        exclude: >-\n          (?x)\n          ^\n            tools/upgrade\\.py\n          $\n"
+    [(_, _, [regex])] = black({".pre-commit-config.yaml": folded})
+    assert "\n" not in regex
+    assert [p for p in ("tools/upgrade.py", "src/tools/upgrade.py", "src/a.py") if re.match(regex, p)] == [
+        "src/tools/upgrade.py",
+        "src/a.py",
+    ]
 
 
 def test_a_ruff_format_hook_formats_at_ruffs_configuration_or_its_defaults() -> None:

@@ -626,9 +626,19 @@ def _formatter_hook(hook: Mapping[str, Any]) -> tuple[str, tuple[str, ...]] | No
 
 
 def _scoped_regex(pattern: str) -> str:
-    """``pattern`` as a group, its leading global flags (pre-commit's ``(?x)``) made local to it."""
-    m = re.match(r"\(\?([imsx]+)\)", pattern)
-    return f"(?{m.group(1)}:{pattern[m.end() :]})" if m else f"(?:{pattern})"
+    """``pattern`` as a group, its leading global flags (pre-commit's ``(?x)``) made local to it,
+    on one line: a scope is kept one regex a line (``Declared.scope``), and a verbose pattern
+    written over lines (multidict's folded `exclude: >-` block, coverage.py's mypy `exclude`) would
+    split into broken halves. Its lines are joined without their comments (whitespace means nothing
+    there); a newline in any other pattern is written ``\\n``."""
+    pattern = pattern.strip()
+    m = re.match(r"\(\?([aiLmsux]+)\)", pattern)
+    body = pattern[m.end() :] if m else pattern
+    if m and "x" in m.group(1):
+        body = " ".join(re.sub(r"(?:^|(?<=\s))#.*$", "", line) for line in body.splitlines())
+    else:
+        body = body.replace("\n", "\\n")
+    return f"(?{m.group(1)}:{body})" if m else f"(?:{body})"
 
 
 def _hook_scope(doc: Mapping[str, Any], hook: Mapping[str, Any]) -> tuple[str, ...]:
@@ -1440,16 +1450,7 @@ def _exclude_regex(value: Any) -> str:
     """mypy's ``exclude`` (one regex, or a TOML list of them) as one group; a verbose ``(?x)``
     pattern, as mypy's documentation writes multi-line ones, keeps its flag inside the group."""
     patterns = [str(v) for v in value] if isinstance(value, list) else [value] if isinstance(value, str) else []
-    groups = []
-    for p in patterns:
-        p = p.strip()
-        flags = re.match(r"^\(\?([aiLmsux]+)\)", p)
-        body = p[flags.end() :] if flags else p
-        if flags and "x" in flags.group(1):
-            # A scope is stored one regex a line: a verbose pattern's lines are joined, each
-            # without its comment (whitespace means nothing there, a comment would swallow the rest).
-            body = " ".join(re.sub(r"(?<!\\)\s#.*$|^#.*$", "", line) for line in body.splitlines())
-        groups.append(f"(?{flags.group(1)}:{body})" if flags else f"(?:{body})")
+    groups = [_scoped_regex(p) for p in patterns]
     joined = "(?:" + "|".join(groups) + ")" if groups else ""
     try:
         re.compile(joined)
