@@ -1699,3 +1699,156 @@ def test_one_file_editorconfig_turns_a_setting_off_for_is_exempt_from_it() -> No
         qs_like_repo(), tool_configs={".editorconfig": QS_EDITORCONFIG.replace("[test/*]\nmax_line_length = off\n", "")}
     )
     assert length_findings(plain, "test/format.js") == [8]
+
+
+# --- xo's unicorn/prevent-abbreviations: short forms the project's linter reports ----------------
+
+KY_PACKAGE = """{
+  "name": "ky",
+  "scripts": {"test": "xo && npm run build && ava"},
+  "devDependencies": {"ava": "^6.4.1", "xo": "^1.2.3"},
+  "xo": {"rules": {"unicorn/filename-case": "off", "promise/prefer-await-to-then": "off"}}
+}"""
+
+
+def options_module(i: int) -> str:
+    """A ky-like module that spells its words out (``options``, ``previous``, ``request``)."""
+    return (
+        f"export function merge{i}(request, options) {{\n"
+        "\tconst mergedOptions = {...options};\n"
+        "\tconst previousRequest = request;\n"
+        "\treturn {mergedOptions, previousRequest};\n"
+        "}\n"
+    )
+
+
+def options_repo() -> list[FileFacts]:
+    return [facts_of(f"{d}/merge{i}.js", options_module(i)) for d in ("source", "test") for i in range(20)]
+
+
+# A change's new module: `opts` and `prevHeaders` are names it binds; the rest is what xo leaves
+# alone (an object key, a method, a shorthand destructuring, a default import by `require`).
+NEW_OPTIONS = """import process from 'node:process';
+
+const str = require('./string.js');
+
+export function normalize(rawOptions) {
+\tconst opts = {...rawOptions, retry: 2};
+\tconst {res} = rawOptions;
+\tconst prevHeaders = new Headers(opts.headers);
+\treturn {opts, prevHeaders, res, str, env: process.env};
+}
+
+export class Client {
+\tgetOpts() {
+\t\treturn {obj: 1};
+\t}
+}
+"""
+
+
+def vocabulary_findings(
+    model: ConventionModel, path: str = "source/normalize.js", text: str = NEW_OPTIONS, level: str = "strict"
+) -> list[tuple[int, str, str, str | None]]:
+    found = check(facts_of(path, text), text, model, prefs=CheckPrefs(level=level))
+    return [(f.start_line, f.level, f.message, f.suggestion) for f in found if f.rule == "vocabulary.term"]
+
+
+def test_xo_reports_the_short_forms_of_its_table_in_new_names_at_the_strict_level() -> None:
+    # ky, got, p-queue: `xo` in `"test"`, xo 1.x, the rule on with xo's table.
+    model = learn(options_repo(), tool_configs={"package.json": KY_PACKAGE})
+
+    declared = conv(model, "vocabulary.term", "javascript")
+    assert (declared.choice, declared.level, declared.source) == ("unicorn/prevent-abbreviations", "strict", "declared")
+    found = vocabulary_findings(model)
+    assert [(line, level, suggestion) for line, level, _, suggestion in found] == [
+        (6, "strict", "options"),
+        (8, "strict", "previousHeaders"),
+    ]
+    assert found[0][2] == (
+        "`opts`: xo's `unicorn/prevent-abbreviations` replaces `opts` by `options`; rename to `options`"
+        ' (declared in package.json: package.json "scripts.test": xo (xo: unicorn/prevent-abbreviations))'
+    )
+    # Two readings: the finding names both, and suggests no single rename.
+    two = vocabulary_findings(model, text="export function fail(e) {\n\tthrow e;\n}\n")
+    assert [(line, suggestion) for line, _, _, suggestion in two] == [(1, None)]
+    assert "replaces `e` by `error` or `event`; rename to `error` or `event`" in two[0][2]
+    # The linter's pragma is honoured as it is by xo.
+    pragma = "\t// eslint-disable-next-line unicorn/prevent-abbreviations\n"
+    disabled = NEW_OPTIONS.replace("\tconst opts", pragma + "\tconst opts")
+    assert [line for line, *_ in vocabulary_findings(model, text=disabled)] == [9]
+
+
+def test_without_xo_the_same_short_forms_are_the_learned_rule_held_loose() -> None:
+    package = KY_PACKAGE.replace("xo && ", "")
+    model = learn(options_repo(), tool_configs={"package.json": package})
+
+    assert vocabulary_findings(model) == []
+    loose = vocabulary_findings(model, level="loose")
+    assert [(line, level) for line, level, _, _ in loose][:2] == [(6, "loose"), (8, "loose")]
+    assert loose[0][2].startswith("`opts` says `opts` where the repository says `options`")
+
+
+def test_xos_own_options_for_the_rule_allow_a_short_form() -> None:
+    # `replacements: {"opts": false}` (the rule's options replace xo's; unicorn's defaults stay).
+    allowing = KY_PACKAGE.replace(
+        '"rules": {', '"rules": {"unicorn/prevent-abbreviations": ["error", {"replacements": {"opts": false}}], '
+    )
+    model = learn(options_repo(), tool_configs={"package.json": allowing})
+
+    assert [(line, suggestion) for line, _, _, suggestion in vocabulary_findings(model)] == [(8, "previousHeaders")]
+    # Allowed by name: not the learned rule's either.
+    assert [line for line, *_ in vocabulary_findings(model, level="loose")] == [8]
+
+
+def test_xo_overrides_turning_the_rule_off_for_tests_leave_them_to_the_learned_rule() -> None:
+    # node-fetch's shape: the rule off for `test/**/*.js` in `overrides`.
+    tests_off = KY_PACKAGE.replace(
+        '"xo": {',
+        '"xo": {"overrides": [{"files": "test/**/*.js", "rules": {"unicorn/prevent-abbreviations": "off"}}], ',
+    )
+    model = learn(options_repo(), tool_configs={"package.json": tests_off})
+
+    assert vocabulary_findings(model, "test/normalize.js") == []
+    learned = vocabulary_findings(model, "test/normalize.js", level="loose")
+    assert [(line, level) for line, level, _, _ in learned][:2] == [(6, "loose"), (8, "loose")]
+    assert [line for line, *_ in vocabulary_findings(model)] == [6, 8]
+
+
+def test_xo_declares_no_short_forms_where_the_rule_does_not_run() -> None:
+    def declared(package: str, extra: Mapping[str, str] | None = None) -> list[str]:
+        configs = read({"package.json": package, **(extra or {})})
+        return [s.choice for t in configs.tools for s in t.settings if s.rule == "vocabulary.term"]
+
+    assert declared(KY_PACKAGE) == ["unicorn/prevent-abbreviations"]
+    # debug: xo 0.23 predates the rule (xo turned it on in 0.28).
+    assert declared(KY_PACKAGE.replace('"xo": "^1.2.3"', '"xo": "^0.23.0"')) == []
+    # Turned off, or down to a warning that does not fail the run.
+    for level in ('"off"', "0", '["warn"]'):
+        own = f'"rules": {{"unicorn/prevent-abbreviations": {level}, '
+        assert declared(KY_PACKAGE.replace('"rules": {', own)) == []
+    # xo's own flat config is code: one naming the rule is not read for it.
+    flat = "export default [{rules: {'unicorn/prevent-abbreviations': 'off'}}];\n"
+    assert declared(KY_PACKAGE, {"xo.config.js": flat}) == []
+    # execa: xo 4 runs it under its new name.
+    assert declared(KY_PACKAGE.replace('"xo": "^1.2.3"', '"xo": "^4.0.0"')) == ["unicorn/name-replacements"]
+
+
+def test_xos_table_follows_its_release_line() -> None:
+    def table(version: str) -> dict[str, str]:
+        [xo] = read({"package.json": KY_PACKAGE.replace('"^1.2.3"', f'"{version}"')}).tools
+        [names] = [s for s in xo.settings if s.rule == "vocabulary.term"]
+        lines = dict(names.params)["replacements"].splitlines()
+        return dict(line.split(" ", 1) for line in lines)
+
+    current = table("^1.2.3")
+    assert (current["opts"], current["res"], current["ret"], current["err"]) == (
+        "options",
+        "response result",
+        "returnValue",
+        "error",
+    )
+    assert "ctx" not in current  # unicorn's default, not in xo's table
+    assert {"err", "whitelist"}.isdisjoint(table("^0.30.0"))
+    assert table("^0.40.0")["whitelist"] == "allowList"
+    assert table("^0.54.2")["whitelist"] == "include"  # chalk

@@ -84,7 +84,9 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 # 33: an EditorConfig key turned off for some files (`off`, `unset`, a boolean's `false`) keeps the
 #     declared value from them: a directory of such files gets its learned habit back, scoped to it;
 #     a lone file is exempt (``params.exempt``).
-MODEL_SCHEMA_VERSION = 33
+# 34: xo run by a script declares `vocabulary.term` (its `unicorn/prevent-abbreviations` table in
+#     ``params.replacements``), unless its options turn the rule off; `overrides` naming the rule exempt their files.
+MODEL_SCHEMA_VERSION = 34
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

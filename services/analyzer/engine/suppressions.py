@@ -110,6 +110,8 @@ _ESLINT: dict[str, tuple[str, ...]] = {
     "no-restricted-imports": ("dependencies",),
     "import/no-extraneous-dependencies": ("dependencies",),
     "jsdoc/require-jsdoc": ("documentation.docstring",),
+    "unicorn/prevent-abbreviations": ("vocabulary.term",),
+    "unicorn/name-replacements": ("vocabulary.term",),
     "@typescript-eslint/explicit-function-return-type": ("typing.annotations",),
     "@typescript-eslint/explicit-module-boundary-types": ("typing.annotations",),
 }

@@ -1977,6 +1977,10 @@ class _Preset:
     own: list[ToolSettings] = field(default_factory=list)  # what its own rules declare
     width: int | None = None  # xo `space`: indentation in spaces (None: the preset's own)
     ignores: list[str] = field(default_factory=list)  # globs the linter is told to skip
+    # xo's rule on names: (its name, the declared convention's params), and the (glob, rules)
+    # its overrides take out of it.
+    names: tuple[str, tuple[tuple[str, str], ...]] | None = None
+    exempt: list[tuple[str, tuple[str, ...]]] = field(default_factory=list)
 
 
 def _own_rule_names(rules: Any) -> frozenset[str]:
@@ -2109,6 +2113,154 @@ def _xo_width(space: Any) -> int | None:
     return width if width and width > 0 else None
 
 
+# --- xo's unicorn/prevent-abbreviations: the short forms its linter reports -----------------------
+
+VOCABULARY = "vocabulary.term"
+# The rule's names: eslint-plugin-unicorn renamed it (eslint-config-xo 0.54, xo 4).
+ABBREVIATION_RULES = ("unicorn/prevent-abbreviations", "unicorn/name-replacements")
+# xo's own options for it (xo's config/plugins.js from 0.28, eslint-config-xo's plugins-rules.js
+# from xo 1): no file names, no imported names, and in place of unicorn's defaults (until 0.57 and
+# again from 1.0; 0.57-0.60 add the defaults, which hold every entry below) this table. The rule
+# reports variables, functions, classes and parameters, not properties (``checkProperties``).
+# Entries unicorn's defaults also hold: what a repository's own options keep unless they say
+# ``extendDefaultReplacements: false``.
+_UNICORN_REPLACEMENTS: dict[str, tuple[str, ...]] = {
+    "arr": ("array",),
+    "e": ("error", "event"),
+    "el": ("element",),
+    "elem": ("element",),
+    "len": ("length",),
+    "msg": ("message",),
+    "num": ("number",),
+    "obj": ("object",),
+    "opts": ("options",),
+    "param": ("parameter",),
+    "params": ("parameters",),
+    "prev": ("previous",),
+    "req": ("request",),
+    "res": ("response", "result"),
+    "ret": ("returnValue",),
+    "str": ("string",),
+    "temp": ("temporary",),
+    "tmp": ("temporary",),
+    "val": ("value",),
+    "err": ("error",),  # from xo 0.37
+}
+# xo's own entries: a reversal (``application`` -> ``app``) and, from 0.37, the terms replaced for
+# the words they carry (``allowList`` / ``denyList`` until 0.47, ``include`` / ``exclude`` since).
+_XO_REPLACEMENTS: dict[str, tuple[str, ...]] = {
+    "application": ("app",),
+    "applications": ("apps",),
+    "whitelist": ("include",),
+    "blacklist": ("exclude",),
+    "master": ("main",),
+    "slave": ("secondary",),
+}
+_XO_SINCE_0_37 = frozenset({"err", "whitelist", "blacklist", "master", "slave"})
+
+
+def _xo_version(doc: Mapping[str, Any]) -> tuple[int, int] | None:
+    """The xo release line package.json asks for (``"^0.54.2"`` -> (0, 54)); None: not stated."""
+    for key in ("devDependencies", "dependencies"):
+        deps = doc.get(key)
+        spec = deps.get("xo") if isinstance(deps, dict) else None
+        m = re.search(r"(\d+)(?:\.(\d+))?", spec) if isinstance(spec, str) else None
+        if m is not None:
+            return int(m.group(1)), int(m.group(2) or 0)
+    return None
+
+
+def _xo_table(version: tuple[int, int] | None) -> dict[str, tuple[str, ...]] | None:
+    """xo's replacements at ``version`` (None: the current line); None where xo turned the rule
+    off (before 0.28)."""
+    if version is not None and version < (0, 28):
+        return None
+    table = {**_UNICORN_REPLACEMENTS, **_XO_REPLACEMENTS}
+    if version is not None and version < (0, 37):
+        return {k: v for k, v in table.items() if k not in _XO_SINCE_0_37}
+    if version is not None and version < (0, 47):
+        table.update(whitelist=("allowList",), blacklist=("denyList",))
+    return table
+
+
+def _rule_entry(value: Any) -> tuple[str, dict[str, Any] | None]:
+    """An ESLint rule's level (``off``, ``warn``, ``error``) and its options object, if given."""
+    entry = list(value) if isinstance(value, list) else [value]
+    level = entry[0] if entry else "off"
+    level = {0: "off", 1: "warn", 2: "error"}.get(level, level) if isinstance(level, int) else str(level).lower()
+    options = next((a for a in entry[1:] if isinstance(a, dict)), None)
+    return str(level), options
+
+
+def _own_table(options: Mapping[str, Any]) -> tuple[dict[str, tuple[str, ...]], list[str]] | None:
+    """The replacements of the repository's own options for the rule (they replace xo's: ESLint
+    does not merge a rule's options), and the short forms they allow; None: variables unchecked."""
+    if options.get("checkVariables") is False:
+        return None
+    extend = options.get("extendDefaultReplacements", True) is not False
+    table = dict(_UNICORN_REPLACEMENTS) if extend else {}
+    allowed: list[str] = []
+    own = options.get("replacements")
+    for short, value in own.items() if isinstance(own, dict) else ():
+        words = dict.fromkeys(table.get(short, ()), True)
+        if isinstance(value, dict):
+            words.update({str(w): bool(on) for w, on in value.items()})
+        elif value is not True:
+            words = {}
+        kept = tuple(sorted(w for w, on in words.items() if on))
+        if kept:
+            table[short] = kept
+        else:
+            table.pop(short, None)
+            allowed.append(short)
+    return table, allowed
+
+
+def _xo_abbreviations(
+    options: Mapping[str, Any], version: tuple[int, int] | None, js_text: str | None
+) -> tuple[str, tuple[tuple[str, str], ...], list[tuple[str, tuple[str, ...]]]] | None:
+    """The rule xo runs on names (its name, the declared convention's params) and the globs whose
+    ``overrides`` turn it off or configure it otherwise; None where it does not report (xo before
+    0.28, the repository's ``rules`` turning it off or down to a warning, or a JavaScript config,
+    code not evaluated, naming it)."""
+    table = _xo_table(version)
+    if table is None or (js_text is not None and any(r in js_text for r in ABBREVIATION_RULES)):
+        return None
+    name = ABBREVIATION_RULES[1] if version is not None and version >= (4, 0) else ABBREVIATION_RULES[0]
+    allowed: list[str] = []
+    names: list[str] = []
+    rules = options.get("rules")
+    for key in ABBREVIATION_RULES:
+        if not isinstance(rules, dict) or key not in rules:
+            continue
+        level, own = _rule_entry(rules[key])
+        if level != "error":
+            return None  # off, or a warning xo prints without failing the run
+        if own is not None:
+            mine = _own_table(own)
+            if mine is None:
+                return None
+            table, allowed = mine
+            allow = own.get("allowList", own.get("whitelist"))
+            names = sorted(str(n) for n, on in allow.items() if on) if isinstance(allow, dict) else []
+        name = key
+    exempt: list[tuple[str, tuple[str, ...]]] = []
+    overrides = options.get("overrides")
+    for override in overrides if isinstance(overrides, list) else ():
+        if not isinstance(override, dict) or not isinstance(override.get("rules"), dict):
+            continue
+        if any(key in override["rules"] for key in ABBREVIATION_RULES):
+            # Off for those files (node-fetch's tests), or other options there: not xo's table.
+            exempt += [(g, (VOCABULARY,)) for g in _globs(override.get("files"))]
+    params = (
+        ("eslint_rule", name),
+        ("replacements", "\n".join(f"{short} {' '.join(words)}" for short, words in sorted(table.items()))),
+        ("allowed", "\n".join(sorted(allowed))),
+        ("allow_names", "\n".join(names)),
+    )
+    return name, params, exempt
+
+
 def _cli_preset(tool: str, package: str, doc: Mapping[str, Any], xo_file: tuple[str, str] | None) -> _Preset:
     """standard or xo run by a package.json script, with their options there (or in xo's own file,
     which xo reads instead): standard's ``ignore``; xo's ``space``, ``rules`` and ``ignores``."""
@@ -2116,16 +2268,22 @@ def _cli_preset(tool: str, package: str, doc: Mapping[str, Any], xo_file: tuple[
     options = options if isinstance(options, dict) else {}
     path, source = package, f'package.json "{tool}"'
     own_rules = _own_rule_names(options.get("rules"))
+    js_text = None
     if tool == "xo" and xo_file is not None:
         path, text = xo_file
         source = posixpath.basename(path)
         options, own_rules = _xo_options(path, text)
+        js_text = None if source in (".xo-config", ".xo-config.json") else text
     own = _eslint(path, options, f"{source} ") if tool == "xo" else []
     ignores = _globs(options.get("ignores" if tool == "xo" else "ignore"))
     preset = _Preset(tool, tool, path, "", JS if tool == "xo" else _JS_ONLY, own_rules, own, ignores=ignores)
     if tool == "xo" and "space" in options:
         preset.width = _xo_width(options["space"]) or 0  # 0: stated false, tabs as by default
         preset.where = f", {source} space = {json.dumps(options['space'])}"
+    if tool == "xo":
+        names = _xo_abbreviations(options, _xo_version(doc), js_text)
+        if names is not None:
+            preset.names, preset.exempt = names[:2], names[2]
     return preset
 
 
@@ -2142,9 +2300,12 @@ def _preset_settings(p: _Preset, run: _ScriptRun) -> ToolSettings:
             continue
         evidence = f"{named}{ran} ({p.preset}: {what})"
         t.settings.append(Setting(rule, choice, evidence, code_only=rule == LENGTH))
+    if p.names is not None:
+        name, params = p.names
+        t.settings.append(Setting(VOCABULARY, name, f"{named}{ran} ({p.preset}: {name})", params=params))
     for own in p.own:
         t.settings += own.settings
-    t.exempt = [(g, tuple(sorted({s.rule for s in t.settings}))) for g in p.ignores]
+    t.exempt = [(g, tuple(sorted({s.rule for s in t.settings}))) for g in p.ignores] + p.exempt
     return t
 
 

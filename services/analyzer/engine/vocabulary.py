@@ -305,10 +305,123 @@ def _read_otherwise(fc: FileCheck, token: str, conv: Convention) -> bool:
     return False
 
 
+# --- short forms a linter the repository runs reports (declared.py) ----------------------------
+
+# What xo's rule (eslint-plugin-unicorn's prevent-abbreviations) checks: variables, functions,
+# classes and parameters; object properties, class members and imported names are not.
+_DECLARED_ROLES = frozenset({"function", "class", "constant", "variable", "parameter"})
+# unicorn's words: a cut before every character but a lowercase letter and after every non-letter
+# (``searchParams`` -> ``search``, ``Params``; ``prev_value`` -> ``prev``, ``_``, ``value``).
+_UNICORN_WORDS = re.compile(r"(?=[^a-z])|(?<=[^a-zA-Z])")
+
+
+@dataclass(frozen=True)
+class _Declared:
+    conv: Convention
+    replacements: dict[str, tuple[str, ...]]
+    allowed: frozenset[str]  # short forms the repository's options take out of the rule
+    names: frozenset[str]  # whole names its allowList lets through
+
+
+def _declared(fc: FileCheck) -> _Declared | None:
+    """The short-form rule a linter the repository runs holds this file to, if any."""
+    conv = fc.find(RULE)
+    if conv is None or conv.source != "declared" or not fc.wants(conv):
+        return None
+    cache: dict[str, _Declared] = fc.index.extra.setdefault(f"{FAMILY}.declared", {})
+    found = cache.get(conv.id)
+    if found is None:
+        table = {}
+        for line in str(conv.params.get("replacements", "")).splitlines():
+            short, *replacements = line.split()
+            table[short] = tuple(replacements)
+        found = cache[conv.id] = _Declared(
+            conv,
+            table,
+            frozenset(str(conv.params.get("allowed", "")).split()),
+            frozenset(str(conv.params.get("allow_names", "")).split()),
+        )
+    return found
+
+
+def _upper_first(word: str) -> str:
+    return word[:1].upper() + word[1:]
+
+
+def _lower_first(word: str) -> str:
+    return word[:1].lower() + word[1:]
+
+
+def _word_replacements(word: str, rule: _Declared) -> tuple[str, ...]:
+    """The rule's replacements for one word, cased as the word is (unicorn's getWordReplacements)."""
+    if word == word.upper() or word in rule.names:
+        return ()  # constants (`ERR_CODE`) and non-letters
+    found = (
+        rule.replacements.get(_lower_first(word))
+        or rule.replacements.get(word)
+        or rule.replacements.get(_upper_first(word))
+    )
+    if not found:
+        return ()
+    recase = _upper_first if word[:1].isupper() else _lower_first
+    return tuple(sorted(recase(r) for r in found))
+
+
+def _name_replacements(name: str, rule: _Declared) -> tuple[list[tuple[str, tuple[str, ...]]], list[str]]:
+    """The words of ``name`` the rule reports with their replacements, and the renamed names it
+    suggests (unicorn's getNameReplacements: the whole name first, then word by word)."""
+    if name == name.upper() or name in rule.names:
+        return [], []
+    whole = _word_replacements(name, rule)
+    if whole:
+        return [(name, whole)], list(whole)
+    parts = [w for w in _UNICORN_WORDS.split(name) if w]
+    hits: list[tuple[str, tuple[str, ...]]] = []
+    samples = [""]
+    for part in parts:
+        found = _word_replacements(part, rule)
+        if found:
+            hits.append((part, found))
+        samples = [s + r for s in samples for r in (found or (part,))][:3]
+    return hits, samples if hits else []
+
+
+def _required_at(fc: FileCheck, name: str, line: int) -> bool:
+    """``const str = require('string')``: a default import by another spelling, which xo leaves alone."""
+    text = fc.lines[line - 1] if 0 < line <= len(fc.lines) else ""
+    return re.search(rf"(?<![\w$]){re.escape(name)}\s*=\s*require\s*\(", text) is not None
+
+
+def _check_declared(fc: FileCheck, rule: _Declared, name: str, line: int) -> bool:
+    """Report ``name`` as the declaring linter would; whether it did."""
+    if _required_at(fc, name, line):
+        return False
+    hits, samples = _name_replacements(name, rule)
+    if not hits:
+        return False
+    conv = rule.conv
+    eslint_rule = conv.params.get("eslint_rule", "")
+    said = ", ".join(f"`{word}` by `{'` or `'.join(found)}`" for word, found in hits)
+    fixed = samples[0] if len(samples) == 1 else None
+    if fixed is not None and (fixed in RESERVED.get(fc.language, ()) or fixed in bound_names(fc)):
+        fixed = None  # the rename would shadow a name the file binds: the finding stands, the fix does not
+    rename = f"rename to `{fixed}`" if fixed else "rename to " + " or ".join(f"`{s}`" for s in samples)
+    return fc.emit(
+        conv,
+        line,
+        f"`{name}`: xo's `{eslint_rule}` replaces {said}; {rename} ({conv.description})",
+        severity=WARNING,
+        suggestion=fixed,
+        key=name,
+        detail={"name": name, "word": hits[0][0], "term": hits[0][1][0], "declared_by": eslint_rule},
+    )
+
+
 def check(fc: FileCheck) -> None:
     model = fc.index.model
     vocab = model.vocabulary
-    if not vocab:
+    rule = _declared(fc)
+    if not vocab and rule is None:
         return
     memo = _memo(fc)
     tokens = memo.tokens
@@ -320,7 +433,13 @@ def check(fc: FileCheck) -> None:
         seen.add(name)
         if not fc.touches(ident.line, ident.line):
             continue
+        if rule is not None and ident.role in _DECLARED_ROLES and _check_declared(fc, rule, name, ident.line):
+            continue  # the linter's finding, not the learned judgement
+        if not vocab:
+            continue
         for i, token in enumerate(words(name)):
+            if rule is not None and token in rule.allowed:
+                continue  # a short form the repository's linter options allow by name
             if token in tokens:
                 best = tokens[token]
             else:
