@@ -19,7 +19,8 @@ from services.source.paths import SETUP_PY, is_requirements
 
 CORPORA = Path(__file__).resolve().parent / "corpora.toml"
 DEFAULT_ROOT = "/work/.mirror"
-SOURCE_EXTENSIONS = (".py", ".js", ".mjs", ".cjs", ".ts", ".tsx")
+# Stubs are source the service indexes (a `.pyi` types its module: more-itertools' more.pyi).
+SOURCE_EXTENSIONS = (".py", ".pyi", ".js", ".mjs", ".cjs", ".ts", ".tsx")
 _SKIP_DIRS = frozenset({"node_modules", "dist", "build", "vendor", "vendored", "_vendor", "third_party", "site"})
 _MAX_BYTES = 400_000
 # Configuration files a user's repository carries and a reviewer would read for declared
