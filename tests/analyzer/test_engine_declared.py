@@ -1045,6 +1045,16 @@ def test_mypy_without_untyped_defs_declares_nothing_and_the_learned_rule_stays_h
         assert change_findings(model, "src/acme/extra.py", None, '"""Extra."""\n' + NEW_HELPER)[0] == []
 
 
+def test_mypys_inverse_allow_untyped_defs_turns_strict_off() -> None:
+    # pyjwt: `strict = true`, loosened below it with `allow_untyped_defs = true` (a TODO).
+    loosened = MYPY_STRICT.replace("strict = true\n", "strict = true\nallow_untyped_defs = true\n")
+    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": loosened, **RUN})
+    assert conv(model, "typing.annotations.function").source == "learned"
+    per_module = MYPY_STRICT + '\n[[tool.mypy.overrides]]\nmodule = "acme.legacy.*"\nallow_untyped_defs = true\n'
+    model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": per_module, **RUN})
+    assert change_findings(model, "src/acme/legacy/old.py", None, '"""Old."""\n' + NEW_HELPER)[0] == []
+
+
 def test_a_checker_configured_but_never_run_declares_nothing() -> None:
     # cattrs: `[tool.mypy] strict = true`, and no hook, tox command, task or workflow runs mypy.
     model = learn(typed_repo("src/acme"), tool_configs={"pyproject.toml": MYPY_STRICT})
@@ -1329,6 +1339,22 @@ def test_a_formatters_hook_or_command_arguments_and_paths() -> None:
         "src/tools/upgrade.py",
         "src/a.py",
     ]
+
+
+def test_a_black_hook_left_beside_ruff_formats_single_quotes_declares_no_quotes() -> None:
+    # rq: a black hook still in .pre-commit-config.yaml, while `[tool.ruff.format] quote-style =
+    # "single"` is how the project formats (and its code agrees): black's double quotes are not its style.
+    hook = "repos:\n  - repo: https://github.com/psf/black\n    rev: 23.1.0\n    hooks:\n      - id: black\n"
+    ruff = '[tool.ruff]\nline-length = 120\n\n[tool.ruff.format]\nquote-style = "single"\n'
+    configs = read({".pre-commit-config.yaml": hook, "pyproject.toml": ruff})
+    black = [t for t in configs.tools if t.tool == "black"]
+    assert [s.rule for t in black for s in t.settings if s.rule == "formatting.quotes"] == []
+    assert any("quote-style disagree" in n for n in configs.notes)
+    # ruff format at its default double quotes agrees with black: black's quotes stand.
+    agreeing = read({".pre-commit-config.yaml": hook, "pyproject.toml": "[tool.ruff.format]\nline-ending = 'lf'\n"})
+    assert [
+        s.choice for t in agreeing.tools if t.tool == "black" for s in t.settings if s.rule == "formatting.quotes"
+    ] == ["double"]
 
 
 def test_a_ruff_format_hook_formats_at_ruffs_configuration_or_its_defaults() -> None:

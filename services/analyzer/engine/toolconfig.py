@@ -704,6 +704,19 @@ def _override_length(t: ToolSettings, length: tuple[int, str], where: str) -> No
     ]
 
 
+def _ruff_quotes_differ(ruff_tables: Mapping[str, tuple[dict[str, Any], str]], directory: str) -> bool:
+    """Whether a ruff configuration in ``directory`` sets ruff format's quote-style to other than black's."""
+    for path, (table, _) in ruff_tables.items():
+        fmt = table.get("format")
+        if (
+            posixpath.dirname(path) == directory
+            and isinstance(fmt, dict)
+            and fmt.get("quote-style", "double") not in ("double", "preserve")
+        ):
+            return True
+    return False
+
+
 def _formatter_runs(out: ToolConfigs, runs: _Runs, ruff_tables: Mapping[str, tuple[dict[str, Any], str]]) -> None:
     """Black and ruff format run by a pre-commit hook or a tox command format every file they are
     run on, configured or not: at their defaults where no ``[tool.black]`` or ruff configuration
@@ -730,6 +743,14 @@ def _formatter_runs(out: ToolConfigs, runs: _Runs, ruff_tables: Mapping[str, tup
                 if not any(t.directory == directory for t in configured):
                     why = f"{run.name} {length[1]}" if length else f"{run.name} (default line-length 88)"
                     normalizes = not any(a in _SKIP_STRINGS for a in run.args)
+                    if normalizes and _ruff_quotes_differ(ruff_tables, directory):
+                        # rq: a black hook left behind while `[tool.ruff.format] quote-style =
+                        # "single"` says how the project formats now; two formatters cannot both
+                        # hold the quotes, and the one configured by hand is the project's choice.
+                        normalizes = False
+                        out.notes.append(
+                            f"{run.path}: {run.name} and ruff format's quote-style disagree; black declares no quotes"
+                        )
                     made = _black(run.path, run.name, length[0] if length else 88, why, normalizes)
                     made.scope = scope
                     out.tools.append(made)
@@ -1383,6 +1404,7 @@ def _untyped_defs_off(options: Mapping[str, Any]) -> bool:
     codes = _codes(options.get("disable_error_code", ""))
     return (
         _false(options.get("disallow_untyped_defs"))
+        or _true(options.get("allow_untyped_defs"))
         or _true(options.get("ignore_errors"))
         or _false(options.get("strict"))
         or "NO-UNTYPED-DEF" in codes
@@ -1417,6 +1439,8 @@ def _mypy(
     if "NO-UNTYPED-DEF" in _codes(_listed(options.get("disable_error_code"))):
         return []
     untyped = options.get("disallow_untyped_defs")
+    if _true(options.get("allow_untyped_defs")):
+        return []  # mypy's inverse form (pyjwt: `strict = true`, then `allow_untyped_defs = true`)
     if _true(untyped):
         evidence = f"{where} disallow_untyped_defs = {_shown(untyped)}"
     elif _true(options.get("strict")) and not _false(untyped):
