@@ -1341,6 +1341,25 @@ def test_a_formatters_hook_or_command_arguments_and_paths() -> None:
     ]
 
 
+def test_a_hook_alone_declares_only_the_style_the_code_keeps() -> None:
+    # pyparsing: a black hook (`rev: stable`, no [tool.black], run by no CI) while its examples keep
+    # 100-column lines: the hook is not in force for the width; the double quotes the code keeps stand.
+    wide = 'RETRY_NOTE = ("see the operations guide", ' + ", ".join(f"{n}" for n in range(24)) + ")\n"
+    files = [
+        facts_of(f.path, module_source("accounts", "audit", i) + "\n" + wide)
+        for i, f in enumerate(python_repo(long_lines=False))
+        if f.path.endswith(".py")
+    ]
+    hook = "repos:\n-   repo: https://github.com/python/black\n    rev: stable\n    hooks:\n    - id: black\n"
+    model = learn(files, tool_configs={".pre-commit-config.yaml": hook})
+    length = conv(model, LINE_LENGTH)
+    assert (length.source, length.choice) != ("declared", "88")
+    assert conv(model, "formatting.quotes").source == "declared"
+    # The same width declared by a table of its own is the project's statement, whatever the code does.
+    tabled = learn(files, tool_configs={".pre-commit-config.yaml": hook, "pyproject.toml": "[tool.black]\n"})
+    assert (conv(tabled, LINE_LENGTH).source, conv(tabled, LINE_LENGTH).choice) == ("declared", "88")
+
+
 def test_a_black_hook_left_beside_ruff_formats_single_quotes_declares_no_quotes() -> None:
     # rq: a black hook still in .pre-commit-config.yaml, while `[tool.ruff.format] quote-style =
     # "single"` is how the project formats (and its code agrees): black's double quotes are not its style.

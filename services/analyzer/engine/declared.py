@@ -40,6 +40,9 @@ from services.analyzer.engine.toolconfig import (
 from services.source.facts import FileFacts
 
 SOURCE = "declared"
+# A Setting param marking what a hook alone declares (toolconfig: a formatter's hook with no table):
+# in force only where the code keeps it (``_not_kept``).
+KEPT_ONLY = "kept_only"
 # The choice of an EditorConfig key its file's sections turn off (``off``, ``unset``; ``false`` for
 # trim_trailing_whitespace and insert_final_newline): that file is held to no declared value of the
 # rule, and keeps the habit learned for its directory, as a file no tool declares for.
@@ -287,6 +290,8 @@ def apply(
     placed: dict[tuple[str, str], list[tuple[str, Declared]]] = {k: scoped(v) for k, v in declared.items()}
     learned = {(c.rule, c.language, c.scope.kind, c.scope.value): c for c in convs}
     maxima = {f.path: f.formatting.max_judged_line_length for f in files if f.formatting is not None}
+    for (rule, language), values in placed.items():
+        placed[(rule, language)] = [(d, v) for d, v in values if not _not_kept(learned, rule, language, d, v)]
     out: list[Convention] = []
     for c in convs:
         where = placed.get((c.rule, c.language))
@@ -317,6 +322,25 @@ def apply(
                 made.params["exempt"] = "\n".join(globs)
             out.append(made)
     return out
+
+
+def _not_kept(
+    learned: dict[tuple[str, str, str, str], Convention], rule: str, language: str, directory: str, value: Declared
+) -> bool:
+    """Whether a formatter's setting read from a pre-commit hook alone (no table of its own, so
+    nothing but a contributor's local hook may ever run it) is one the code does not keep: pyparsing's
+    black hook (`rev: stable`, run by no CI) beside examples whose lines run to 120 columns gave 11
+    fair comments of 38. Where the learned habit of that scope chose otherwise, the hook is not in
+    force and the learned convention stays."""
+    if not dict(value.params).get(KEPT_ONLY):
+        return False
+    scope = Scope(DIRECTORY, directory) if directory else Scope(LANGUAGE, language)
+    base = learned.get((rule, language, scope.kind, scope.value)) or learned.get((rule, language, LANGUAGE, language))
+    if base is None:
+        return False
+    if rule == LENGTH and base.choice.isdigit() and value.choice.isdigit():
+        return int(base.choice) > int(value.choice)  # lines past the formatter's width are the habit
+    return base.choice != value.choice
 
 
 def _nearest(where: list[tuple[str, Declared]], directory: str) -> tuple[str, Declared] | None:

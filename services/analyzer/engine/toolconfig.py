@@ -704,6 +704,12 @@ def _override_length(t: ToolSettings, length: tuple[int, str], where: str) -> No
     ]
 
 
+def _kept_only(s: Setting) -> Setting:
+    """A setting only a pre-commit hook declares: a contributor's local hook, which CI may never run,
+    is in force where the code keeps its style (``declared._not_kept``)."""
+    return replace(s, params=(*s.params, ("kept_only", "1")))
+
+
 def _ruff_quotes_differ(ruff_tables: Mapping[str, tuple[dict[str, Any], str]], directory: str) -> bool:
     """Whether a ruff configuration in ``directory`` sets ruff format's quote-style to other than black's."""
     for path, (table, _) in ruff_tables.items():
@@ -753,6 +759,8 @@ def _formatter_runs(out: ToolConfigs, runs: _Runs, ruff_tables: Mapping[str, tup
                         )
                     made = _black(run.path, run.name, length[0] if length else 88, why, normalizes)
                     made.scope = scope
+                    if run.name.startswith("hook"):
+                        made.settings = [_kept_only(s) for s in made.settings]
                     out.tools.append(made)
                 continue
             tables = {p: t for p, t in ruff_tables.items() if _within(posixpath.dirname(p), directory)}
@@ -763,6 +771,8 @@ def _formatter_runs(out: ToolConfigs, runs: _Runs, ruff_tables: Mapping[str, tup
             defaults = _ruff(run.path, {}, "", run.name) if unconfigured else []
             for t in defaults:
                 t.scope = scope
+                if run.name.startswith("hook"):
+                    t.settings = [_kept_only(s) for s in t.settings]
             if length:
                 for t in rebuilt:
                     _override_length(t, length, own)
