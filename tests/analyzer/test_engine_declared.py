@@ -1665,6 +1665,17 @@ def test_an_eslint_config_extending_airbnb_declares_its_style_where_eslint_runs(
     ]
 
 
+def test_an_eslint_preset_holds_typescript_only_where_eslint_is_told_of_it() -> None:
+    # pino (2023): `.eslintrc` extending standard, `eslint .` (ESLint 8 lints `.js` only), so its
+    # `test/types/*.test-d.ts` keep their own 4-space indentation.
+    package = '{"name": "pino", "scripts": {"lint": "eslint ."}}'
+    [eslint] = read({".eslintrc": '{"extends": ["standard"]}', "package.json": package}).tools
+    assert eslint.languages == ("javascript",)
+    typed = '{"extends": ["standard"], "parser": "@typescript-eslint/parser"}'
+    [eslint] = read({".eslintrc": typed, "package.json": package}).tools
+    assert "typescript" in eslint.languages
+
+
 def test_a_preset_holds_only_the_paths_its_linter_lints() -> None:
     files = preset_repo(("src", "test")) + [facts_of(f"scripts/tool{i}.js", js_module(i, '"')) for i in range(20)]
     model = learn(files, tool_configs={".eslintrc.json": VALIDATOR_ESLINTRC, "package.json": VALIDATOR_PACKAGE})
@@ -1868,6 +1879,8 @@ def test_xo_declares_no_short_forms_where_the_rule_does_not_run() -> None:
     assert declared(KY_PACKAGE) == ["unicorn/prevent-abbreviations"]
     # debug: xo 0.23 predates the rule (xo turned it on in 0.28).
     assert declared(KY_PACKAGE.replace('"xo": "^1.2.3"', '"xo": "^0.23.0"')) == []
+    # chalk in 2017: `"xo": "*"` installed the xo of its day, which had no such rule.
+    assert declared(KY_PACKAGE.replace('"xo": "^1.2.3"', '"xo": "*"')) == []
     # Turned off, or down to a warning that does not fail the run.
     for level in ('"off"', "0", '["warn"]'):
         own = f'"rules": {{"unicorn/prevent-abbreviations": {level}, '

@@ -2056,8 +2056,11 @@ def _eslint_extends(path: str, doc: Mapping[str, Any], where: str) -> _Preset | 
     if any("prettier" in e for e in entries[i + 1 :]):
         return None
     own = _eslint(path, doc, where)
+    # ESLint lints `.js` files (`.mjs`/`.cjs` too) unless told of TypeScript by a parser, a plugin or
+    # an override naming `.ts` files: pino's `.eslintrc` extending standard left its `.test-d.ts` alone.
+    languages = JS if "typescript" in json.dumps(doc) or ".ts" in json.dumps(doc.get("overrides")) else _JS_ONLY
     return _Preset(
-        preset, "eslint", path, f"{where}extends {json.dumps(entry)}", JS, _own_rule_names(doc.get("rules")), own
+        preset, "eslint", path, f"{where}extends {json.dumps(entry)}", languages, _own_rule_names(doc.get("rules")), own
     )
 
 
@@ -2205,9 +2208,10 @@ def _xo_version(doc: Mapping[str, Any]) -> tuple[int, int] | None:
 
 
 def _xo_table(version: tuple[int, int] | None) -> dict[str, tuple[str, ...]] | None:
-    """xo's replacements at ``version`` (None: the current line); None where xo turned the rule
-    off (before 0.28)."""
-    if version is not None and version < (0, 28):
+    """xo's replacements at ``version``; None where xo turned the rule off (before 0.28) or the
+    release is not stated: chalk's `"xo": "*"` installed the xo of its day (0.18 in 2017, no such
+    rule), and the names it then passed were judged 6 unfair."""
+    if version is None or version < (0, 28):
         return None
     table = {**_UNICORN_REPLACEMENTS, **_XO_REPLACEMENTS}
     if version is not None and version < (0, 37):
