@@ -1665,6 +1665,21 @@ def test_an_eslint_config_extending_airbnb_declares_its_style_where_eslint_runs(
     ]
 
 
+def test_airbnbs_max_len_passes_a_line_holding_a_string_however_long() -> None:
+    # validator.js: ESLint's max-len with ignoreStrings skips every line with a string in it (a
+    # 401-character table of ISO codes), and still reports a long line of code alone.
+    files = [facts_of(f"src/lib/is{i}.js", js_module(i, "'")) for i in range(40)]
+    model = learn(files, tool_configs={".eslintrc.json": VALIDATOR_ESLINTRC, "package.json": VALIDATOR_PACKAGE})
+    table = "const codes = new Set([" + ", ".join(f"'C{n:03d}'" for n in range(40)) + "]);\n"
+    code = "const total = " + " + ".join(f"value{n}" for n in range(20)) + ";\n"
+    text = js_module(99, "'") + table + code
+
+    found = [
+        (f.start_line, f.level) for f in check(facts_of("src/lib/isNew.js", text), text, model) if f.rule == LINE_LENGTH
+    ]
+    assert found == [(text.count("\n"), "strict")]
+
+
 def test_an_eslint_preset_holds_typescript_only_where_eslint_is_told_of_it() -> None:
     # pino (2023): `.eslintrc` extending standard, `eslint .` (ESLint 8 lints `.js` only), so its
     # `test/types/*.test-d.ts` keep their own 4-space indentation.

@@ -1745,7 +1745,9 @@ def _eslint(path: str, doc: Mapping[str, Any], where: str) -> list[ToolSettings]
         if _int(code):
             evidence = f"{where}rules[{key!r}] code {code}"
             code_only = all(options.get(k) is True for k in ignores)
-            s.settings.append(Setting(LENGTH, str(_int(code)), evidence, code_only))
+            skips = any(options.get(k) is True for k in _STRING_LINE_IGNORES)
+            extra = ((SKIPS_STRING_LINES, "1"),) if skips else ()
+            s.settings.append(Setting(LENGTH, str(_int(code)), evidence, code_only, params=extra))
     hit = _eslint_rule(rules, "indent")
     if hit is not None:
         key, args = hit
@@ -1895,6 +1897,13 @@ _PRESET_STYLES: dict[str, tuple[_PresetRule, ...]] = {
     "airbnb": _AIRBNB_STYLE,
     "xo": (_SINGLE, *_TABS, _NO_TRAILING, _EOL_LAST, _LF),  # `space` trades the tabs for spaces
 }
+# ESLint's max-len options that skip a whole line holding such a literal (not just its text):
+# `ignoreStrings` passes any line with a string in it, however long its code (validator.js under
+# airbnb-base: a 401-character regex table, 12 lines judged unfair). The line-length check reads it.
+_STRING_LINE_IGNORES = ("ignoreStrings", "ignoreTemplateLiterals", "ignoreRegExpLiterals")
+SKIPS_STRING_LINES = "skips_string_lines"
+
+
 # An ESLint config's `extends` entry -> the preset it names (semistandard is standard with semicolons).
 _EXTENDS = {
     **{n: "standard" for n in ("standard", "semistandard")},
@@ -2337,7 +2346,8 @@ def _preset_settings(p: _Preset, run: _ScriptRun) -> ToolSettings:
         if eslint_rule in p.own_rules:
             continue
         evidence = f"{named}{ran} ({p.preset}: {what})"
-        t.settings.append(Setting(rule, choice, evidence, code_only=rule == LENGTH))
+        extra = ((SKIPS_STRING_LINES, "1"),) if rule == LENGTH else ()  # airbnb's max-len ignores them
+        t.settings.append(Setting(rule, choice, evidence, code_only=rule == LENGTH, params=extra))
     if p.names is not None:
         name, params = p.names
         t.settings.append(Setting(VOCABULARY, name, f"{named}{ran} ({p.preset}: {name})", params=params))

@@ -15,6 +15,7 @@ from services.analyzer.engine.file_check import FileCheck
 from services.analyzer.engine.findings import INFO
 from services.analyzer.engine.textscan import LEXED_LANGUAGES, Literal, Scan, requote
 from services.analyzer.engine.thresholds import LOOSE
+from services.analyzer.engine.toolconfig import SKIPS_STRING_LINES
 from services.source.formatting import judged, without_pragma
 
 # A Python block opener is a compound statement; checking only those skips continuation lines.
@@ -279,6 +280,8 @@ def long_lines(fc: FileCheck, conv: Convention) -> None:
             continue  # black keeps a line ending in `# type: ignore` whole, and no linter checks it
         if _one_word(conv, lex, no, line, limit):
             continue
+        if conv.params.get(SKIPS_STRING_LINES) and _holds_string(lex, no):
+            continue  # ESLint's max-len with ignoreStrings passes a line holding a string, however long
         message = f"line is {len(line)} characters, but {conv.description}"
         at_most = ""
         if isinstance(content_limit, int) and fc.language in LEXED_LANGUAGES and _content_long(lex, no, line, limit):
@@ -309,6 +312,13 @@ def _one_word(conv: Convention, lex: Scan, no: int, line: str, limit: int) -> bo
     if "max-line-length" not in str(conv.params.get("setting", "")):
         return True
     return (words[0] == "#" or no in lex.interior) and len(line) - len(words[-1]) < limit - 7
+
+
+def _holds_string(lex: Scan, no: int) -> bool:
+    """Whether a string literal starts, ends or runs on line ``no`` (a comment alone does not count)."""
+    if no in lex.interior or no in lex.string_lines or any(lit.line == no for lit in lex.literals):
+        return True
+    return lex.content.get(no, 0) > 0 and no not in lex.comment_col
 
 
 def _content_long(lex: Scan, no: int, line: str, limit: int) -> bool:
