@@ -592,19 +592,28 @@ def test_the_repositorys_own_src_layout_package_is_first_party_in_its_tests() ->
 def test_a_package_at_the_root_is_left_to_the_resolution_of_its_imports() -> None:
     # cbor2: its package sits at the root and its isort reads `src_paths = ["src"]`, so isort files
     # `cbor2` with the third-party imports; a test's `from cbor2 import ...` then `import pytest` is
-    # in order (isort wrote it), and only a src layout is taken as first-party without resolution.
+    # in order (isort wrote it).
     files = [
         facts_of(f"shipyard/{package}/{noun}.py", module_source(package, noun, p * 20 + n))
         for p, package in enumerate(PACKAGES)
         for n, noun in enumerate(NOUNS)
     ]
-    model = learn(files, tool_configs={"pyproject.toml": RUFF_ISORT})
+    isort = '[tool.isort]\nprofile = "black"\nsrc_paths = ["src"]\n'
+    model = learn(files, tool_configs={"pyproject.toml": isort})
     conftest = (
         "from shipyard.billing.ledger import Ledger\nimport pytest\n\n\n"
         "@pytest.fixture\ndef ledger() -> Ledger:\n    return Ledger()\n"
     )
 
     assert import_findings(model, "tests/conftest.py", conftest) == []
+    # Without `src_paths`, the sorters' own default roots (the root and `src/`) hold: kombu's and
+    # cleo's root packages and test directories are first party, as isort and ruff file them.
+    for config in ('[tool.isort]\nprofile = "black"\n', RUFF_ISORT):
+        model = learn(files, tool_configs={"pyproject.toml": config})
+        [(line, message)] = import_findings(model, "tests/conftest.py", conftest)
+        assert (line, message.split(",")[0]) == (2, "third-party import `pytest` comes after local imports")
+        in_order = "import pytest\n\nfrom shipyard.billing.ledger import Ledger\n"
+        assert import_findings(model, "tests/conftest.py", in_order) == []
 
 
 # --- how the tools are run, not only how they are configured ------------------------------------

@@ -94,7 +94,8 @@ from services.analyzer.engine.thresholds import DEFAULT_THRESHOLDS, STRICT, Thre
 #     table only where package.json states xo's release.
 # 38: ESLint's max-len with ignoreStrings (airbnb's) passes a line holding a string
 #     (``params.skips_string_lines``).
-MODEL_SCHEMA_VERSION = 38
+# 39: a declared import sorter without source roots uses its defaults (the root and `src/`).
+MODEL_SCHEMA_VERSION = 39
 
 REPOSITORY = "repository"
 LANGUAGE = "language"

@@ -1588,13 +1588,17 @@ def _first_party(path: str, known: Any, sources: Any) -> tuple[tuple[str, str], 
     """What an import sorter's configuration at ``path`` says is first party: the modules it
     names (isort ``known_first_party``, ruff ``known-first-party``) and the directories, from the
     repository root, whose top-level packages and modules are (isort ``src_paths``, ruff ``src``;
-    "." for the root). Unset, the sorter's defaults and the engine's resolution decide."""
+    "." for the root). Unset, the sorters' own default roots hold, the configuration's directory
+    and its ``src/``: a package or module found there is first party however the file's imports
+    resolve (kombu's `t/` tests importing `kombu` and `t.mocks`, cleo's `tests.fixtures`, which
+    isort passes and the engine's resolution called third party, 5 unfair)."""
     out: list[tuple[str, str]] = []
     names = sorted({n.split(".", 1)[0] for n in _globs(known) if _DOTTED.fullmatch(n)})
     if names:
         out.append(("first_party", "\n".join(names)))
     base = posixpath.dirname(path)
-    roots = sorted({posixpath.normpath(posixpath.join(base, r)) for r in _globs(sources) if "*" not in r})
+    given = _globs(sources) if sources is not None else [".", "src"]
+    roots = sorted({posixpath.normpath(posixpath.join(base, r)) for r in given if "*" not in r})
     if roots:
         out.append(("source_roots", "\n".join(roots)))
     return tuple(out)
