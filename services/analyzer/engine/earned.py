@@ -169,6 +169,41 @@ HELD_LOOSE: dict[str, Held] = {
         " prepended to them read as a new finding). Every class is fixed and the engine of 5844bff finds"
         " none elsewhere, but the rule has never given a fair finding on a real change.",
     ),
+    # 2026-11-28, 08:55 UTC: the `fresh6` set (11 repositories fetched at 07:57, replayed with main
+    # 2596b22 and every finding judged before anything was tuned on it; docs/review.md) says
+    # otherwise for rules that were strict, each 0 fair over 4 or more findings out of sample:
+    # held until a record earns them back. `naming.case.function` fails the same bar (fresh6
+    # 2/2/2: yapf's `raw_input` shim named after the builtin it replaces; fresh3 0/0/3) and is
+    # left strict for now only because the end-to-end suite's demo repository is built on it
+    # (a planted camelCase function); moving those fixtures is the next step (docs/review.md).
+    "naming.case.class": Held(
+        0,
+        5,
+        "fresh6 0/0/5: paramiko's pytest-relaxed test classes named after the method they test"
+        " (`from_type_string`), cookiecutter's private context-manager class used like a function.",
+    ),
+    "naming.case.method": Held(
+        0, 4, "fresh6 0/0/4: paramiko's spec-style test methods spelling the class under test (`raises_ValueError`)."
+    ),
+    "naming.case.parameter": Held(
+        0,
+        4,
+        "fresh6 0/0/4: python-lsp-server's handler parameters named by LSP protocol fields (`completionItem`),"
+        " a mock named after the class it patches.",
+    ),
+    "dependencies.library.new": Held(
+        0,
+        7,
+        "fresh6 0/1/6: yapf's in-tree `yapf_third_party` fork added by the change, python-lsp-server's"
+        " `pylsp_jsonrpc` declared in setup.py under its distribution name `python-lsp-jsonrpc`, a"
+        " babel plugin's compile-time import name; earlier 6/0/0 once manifests were read.",
+    ),
+    "idioms.logging_format": Held(
+        0,
+        5,
+        "fresh6 0/1/4: f-strings in logging where the project's pylint disables"
+        " logging-fstring-interpolation, a pyupgrade sweep turning an eager `.format()` into an f-string.",
+    ),
 }
 
 
