@@ -401,7 +401,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument(
         "--set",
         default="unseen",
-        help="bench/corpora.toml sets, comma-separated: unseen, fresh, fresh2, fresh3, fresh4, fresh5, fresh6 (out-of-sample sets)",
+        help="bench/corpora.toml sets, comma-separated: unseen, fresh ... fresh6 (out-of-sample sets)",
     )
     ap.add_argument("--commits", type=int, default=200, help="first-parent commits per repository")
     ap.add_argument("--followup", type=int, default=50, help="later commits in which a finding may be resolved")
