@@ -15,7 +15,7 @@ import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 
-from services.source.paths import SETUP_PY, is_requirements
+from services.source.paths import SETUP_PY, is_requirements, is_run_file
 
 CORPORA = Path(__file__).resolve().parent / "corpora.toml"
 DEFAULT_ROOT = "/work/.mirror"
@@ -37,9 +37,8 @@ CONFIG_NAMES = frozenset(
         *(".xo-config.cjs", "xo.config.js", "xo.config.cjs", "xo.config.mjs", "xo.config.ts"),
     }
 )
-# Files that say which tools are run (task runners at the root, CI workflows); noxfile.py is
-# source besides, read as a configuration too (``read_as_config``), like setup.py.
-RUN_NAMES = frozenset({"Makefile", "makefile", "GNUmakefile", "justfile", "Justfile"})
+# Files that say which tools are run (``is_run_file``: root task runners, CI workflows) are read as
+# the service reads them; noxfile.py is source besides, read as a configuration too, like setup.py.
 NOXFILE = "noxfile.py"
 
 
@@ -109,9 +108,7 @@ def wanted_path(path: str) -> bool:
 
 def is_config(path: str) -> bool:
     name = path.rsplit("/", 1)[-1]
-    if name in RUN_NAMES and "/" not in path:
-        return True
-    if path.startswith(".github/workflows/") and path.count("/") == 2 and name.endswith((".yml", ".yaml")):
+    if is_run_file(path) and path != NOXFILE:  # a task runner or CI workflow (noxfile.py is source)
         return True
     return (name in CONFIG_NAMES or is_requirements(path)) and not (_SKIP_DIRS & set(path.split("/")[:-1]))
 

@@ -40,7 +40,7 @@ from services.kit.errors import ServiceError
 from services.kit.inbox import EventConsumer, PermanentError
 from services.kit.runtime import ServiceRuntime
 from services.source.facts import FileFacts, decode
-from services.source.paths import is_requirements, is_run_file
+from services.source.paths import is_tool_config
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +71,7 @@ def tool_config_paths(facts: list[FileFacts]) -> tuple[list[str], list[str]]:
         name = f.path.rsplit("/", 1)[-1]
         if f.skipped in ("vendored", "binary", "oversized"):
             continue
-        if name in toolconfig.CONFIG_NAMES or is_requirements(f.path) or is_run_file(f.path):
+        if is_tool_config(f.path):
             wanted.append(f.path)
         elif name in toolconfig.JS_MODULE_CONFIGS:
             notes.append(f"{f.path}: not read (a JavaScript module; only JSON/YAML configurations are parsed)")

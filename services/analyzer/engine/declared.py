@@ -31,6 +31,7 @@ from services.analyzer.engine.thresholds import STRICT
 from services.analyzer.engine.toolconfig import (
     CUSTOMARY_LIMITS,
     EDITOR,
+    KEPT_ONLY,
     LENGTH,
     Setting,
     ToolConfigs,
@@ -40,9 +41,6 @@ from services.analyzer.engine.toolconfig import (
 from services.source.facts import FileFacts
 
 SOURCE = "declared"
-# A Setting param marking what a hook alone declares (toolconfig: a formatter's hook with no table):
-# in force only where the code keeps it (``_not_kept``).
-KEPT_ONLY = "kept_only"
 # The choice of an EditorConfig key its file's sections turn off (``off``, ``unset``; ``false`` for
 # trim_trailing_whitespace and insert_final_newline): that file is held to no declared value of the
 # rule, and keeps the habit learned for its directory, as a file no tool declares for.

@@ -267,7 +267,7 @@ def read(texts: Mapping[str, str]) -> ToolConfigs:
                     _tox_runs(runs, path, text)
                 if name == "setup.cfg" and not fixture(path):
                     out.commands.update(_setup_cfg_scripts(text))
-            elif is_run_file(path) and name != SETUP_PY:
+            elif is_run_file(path):
                 _run_file(runs, text)
                 if name == NOXFILE:
                     continue
@@ -704,10 +704,15 @@ def _override_length(t: ToolSettings, length: tuple[int, str], where: str) -> No
     ]
 
 
+# A Setting param marking what a hook alone declares: in force only where the code keeps it
+# (``declared._not_kept``).
+KEPT_ONLY = "kept_only"
+
+
 def _kept_only(s: Setting) -> Setting:
     """A setting only a pre-commit hook declares: a contributor's local hook, which CI may never run,
     is in force where the code keeps its style (``declared._not_kept``)."""
-    return replace(s, params=(*s.params, ("kept_only", "1")))
+    return replace(s, params=(*s.params, (KEPT_ONLY, "1")))
 
 
 def _ruff_quotes_differ(ruff_tables: Mapping[str, tuple[dict[str, Any], str]], directory: str) -> bool:
